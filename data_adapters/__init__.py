@@ -1,0 +1,22 @@
+"""Real data in, typed datasets out. Reads only files shipped inside installed packages
+or paths the user passes; never downloads."""
+from ._base import ADAPTERS
+from .causal_tables import load_nhefs, load_nsw, load_thornton_hiv
+from .graphs import GRAPH_NAMES, load_graph
+from .images import NATURAL_IMAGE_NAMES, load_natural_image_patches, load_natural_images
+from .text import load_lee_corpus, load_lee_similarity, load_word_pairs
+
+__all__ = [
+    "ADAPTERS", "load_nhefs", "load_nsw", "load_thornton_hiv", "load_graph", "GRAPH_NAMES",
+    "load_natural_images", "load_natural_image_patches", "NATURAL_IMAGE_NAMES", "load_lee_corpus",
+    "load_lee_similarity", "load_word_pairs",
+]
+
+try:  # the kernels method ships the user-recording adapter
+    from .recordings import *  # noqa: F401,F403
+    from . import recordings as _rec
+
+    __all__ += list(getattr(_rec, "__all__", []))
+except ModuleNotFoundError as _exc:  # pragma: no cover - only before that module exists
+    if _exc.name != f"{__name__}.recordings":
+        raise

@@ -1,0 +1,107 @@
+"""scikit-image's bundled natural photographs as grey-scale arrays and patches."""
+from __future__ import annotations
+
+import numpy as np
+
+from iclr26sci.core import InputError, as_generator, check_positive_int
+
+from ._base import adapter
+
+__all__ = ["load_natural_images", "load_natural_image_patches", "NATURAL_IMAGE_NAMES"]
+
+#: photographs of natural or everyday scenes bundled with scikit-image (no synthetic test patterns)
+NATURAL_IMAGE_NAMES = ("astronaut", "camera", "coffee", "chelsea", "grass", "gravel", "brick", "moon",
+                       "rocket", "motorcycle_left", "horse", "coins", "hubble_deep_field", "retina")
+
+
+@adapter(returns="list[np.ndarray]", source="skimage.data",
+         description="natural grey-scale photographs in [0, 1] bundled with scikit-image")
+def load_natural_images(names=None) -> list[np.ndarray]:
+    """Grey-scale float images in [0, 1] from scikit-image's bundled data.
+
+    Parameters
+    ----------
+    names : sequence of str, optional
+        Subset of :data:`NATURAL_IMAGE_NAMES` (default: all that ship).
+    """
+    import skimage.data as skd
+    from skimage.color import rgb2gray, rgba2rgb
+    from skimage.util import img_as_float
+
+    chosen = list(NATURAL_IMAGE_NAMES if names is None else names)
+    unknown = [n for n in chosen if n not in NATURAL_IMAGE_NAMES]
+    if unknown:
+        raise InputError("names", f"contains unknown images {unknown}", f"names from {NATURAL_IMAGE_NAMES}")
+    out = []
+    for n in chosen:
+        fetch = getattr(skd, n, None)
+        if fetch is None:
+            continue
+        try:
+            img = fetch()
+        except Exception:  # an image that needs a download in this skimage version is skipped
+            continue
+        if img.ndim == 3 and img.shape[-1] == 4:
+            img = rgba2rgb(img)
+        if img.ndim == 3:
+            img = rgb2gray(img)
+        img = img_as_float(img).astype(np.float64)
+        if img.ndim == 2 and min(img.shape) >= 32:
+            out.append(img)
+    if not out:
+        raise FileNotFoundError("none of the requested scikit-image photographs is bundled with this install")
+    return out
+
+
+@adapter(returns="np.ndarray (n, size*size)", source="skimage.data",
+         description="random mean-removed square patches from the natural photographs")
+def load_natural_image_patches(size: int = 16, n: int = 50_000, rng=0, *, whiten: bool = False,
+                               names=None) -> np.ndarray:
+    """Random square patches (flattened, each with its mean removed).
+
+    Patches are drawn uniformly over images (each image weighted by its
+    number of valid positions) with a vectorised gather. Every image is
+    first standardised to zero mean and unit variance so that no photograph
+    dominates the second-order statistics.
+
+    Parameters
+    ----------
+    size : int
+        Patch side in pixels (>= 2).
+    n : int
+        Number of patches.
+    rng : seed
+    whiten : bool
+        If True, ZCA-whiten the patches (unit covariance).
+
+    Returns
+    -------
+    ndarray of shape (n, size * size)
+    """
+    size = check_positive_int(size, "size", minimum=2)
+    n = check_positive_int(n, "n")
+    g = as_generator(rng)
+    imgs = [(im - im.mean()) / (im.std() + 1e-12) for im in load_natural_images(names)]
+    imgs = [im for im in imgs if min(im.shape) > size]
+    if not imgs:
+        raise InputError("size", f"got {size}", "a patch size smaller than the images")
+    counts = np.array([(im.shape[0] - size + 1) * (im.shape[1] - size + 1) for im in imgs], dtype=float)
+    which = g.choice(len(imgs), size=n, p=counts / counts.sum())
+    patches = np.empty((n, size * size))
+    off = np.arange(size)
+    for k, im in enumerate(imgs):
+        idx = np.flatnonzero(which == k)
+        if idx.size == 0:
+            continue
+        r = g.integers(0, im.shape[0] - size + 1, size=idx.size)
+        c = g.integers(0, im.shape[1] - size + 1, size=idx.size)
+        rows = (r[:, None] + off[None, :])[:, :, None]
+        cols = (c[:, None] + off[None, :])[:, None, :]
+        patches[idx] = im[rows, cols].reshape(idx.size, -1)
+    patches -= patches.mean(axis=1, keepdims=True)
+    if whiten:
+        cov = np.cov(patches, rowvar=False)
+        vals, vecs = np.linalg.eigh(cov)
+        W = vecs @ np.diag(1.0 / np.sqrt(np.maximum(vals, 1e-8 * vals.max()))) @ vecs.T
+        patches = patches @ W
+    return patches

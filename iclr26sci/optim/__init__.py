@@ -1,0 +1,4 @@
+"""Layer 1: LP/QP solving with clear errors."""
+from ._solve import LPResult, SolverError, linprog, solve
+
+__all__ = ["LPResult", "SolverError", "linprog", "solve"]
