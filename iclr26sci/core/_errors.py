@@ -64,9 +64,9 @@ def check_array(
     input type; ``dtype=int`` requires integral values.
     """
     try:
-        arr = np.asarray(x) if dtype is None else np.asarray(x)
-    except Exception as exc:  # pragma: no cover - numpy raises many types
-        raise InputError(name, f"could not be converted to an array ({exc})", "an array-like") from None
+        arr = np.asarray(x)
+    except (ValueError, TypeError):
+        raise InputError(name, "has ragged or non-numeric entries", "a rectangular numeric array") from None
     if arr.dtype == object:
         raise InputError(name, "has ragged or non-numeric entries", "a rectangular numeric array")
     if dtype is int:

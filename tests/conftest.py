@@ -1,0 +1,23 @@
+import os
+
+import matplotlib
+import pytest
+from hypothesis import HealthCheck, settings
+
+matplotlib.use("Agg")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, max_examples=30, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("dev", deadline=None, max_examples=200)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def rng():
+    import numpy as np
+
+    return np.random.default_rng(12345)
