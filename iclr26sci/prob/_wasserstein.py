@@ -62,19 +62,19 @@ def wasserstein_distance(u_values, v_values, u_weights=None, v_weights=None, p: 
     p = check_in_range(p, "p", 1.0)
     x, a = _prepare(u_values, u_weights, "u_values", "u_weights")
     y, b = _prepare(v_values, v_weights, "v_values", "v_weights")
-    ix, iy = np.argsort(x, kind="stable"), np.argsort(y, kind="stable")
+    ix, iy = np.argsort(x), np.argsort(y)
     x, a, y, b = x[ix], a[ix], y[iy], b[iy]
-    ca, cb = np.cumsum(a), np.cumsum(b)
+    ca = np.concatenate([[0.0], np.cumsum(a)])
+    cb = np.concatenate([[0.0], np.cumsum(b)])
     ca[-1] = cb[-1] = 1.0
     if p == 1.0:
         pts = np.concatenate([x, y])
-        pts.sort(kind="stable")
-        deltas = np.diff(pts)
-        Fa = ca[np.searchsorted(x, pts[:-1], side="right") - 1].copy()
-        Fa[np.searchsorted(x, pts[:-1], side="right") == 0] = 0.0
-        Fb = cb[np.searchsorted(y, pts[:-1], side="right") - 1].copy()
-        Fb[np.searchsorted(y, pts[:-1], side="right") == 0] = 0.0
-        return float(np.sum(np.abs(Fa - Fb) * deltas))
+        pts.sort()
+        left = pts[:-1]
+        Fa = ca[np.searchsorted(x, left, side="right")]
+        Fb = cb[np.searchsorted(y, left, side="right")]
+        return float(np.dot(np.abs(Fa - Fb), np.diff(pts)))
+    ca, cb = ca[1:], cb[1:]
     # general p: integrate |F^-1 - G^-1|^p over the merged levels of t
     levels = np.unique(np.concatenate([ca, cb]))
     levels = levels[(levels > 0) & (levels <= 1.0)]
