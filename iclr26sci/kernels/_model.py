@@ -1,0 +1,641 @@
+"""Deep-kernel GPs: the theory-informed kernel (bi-level meta-learning with the IFT
+hypergradient), per-neuron adaptation, exact evidences and the baselines."""
+from __future__ import annotations
+
+import copy
+import math
+import time
+from typing import Callable
+
+import numpy as np
+import torch
+
+from iclr26sci.core import (InputError, as_generator, check_array, check_in_range, check_option,
+                            check_positive_int, progress)
+
+from ._derivs import evidence_derivatives, prior_derivatives
+from ._features import build_extractor
+from ._gp import (DTYPE, LOG2PI, default_psi, log_evidence, log_prior, predictive, query_log_density,
+                  unpack_psi)
+from ._theory import CITATION
+
+__all__ = ["NeuronGP", "DeepKernelGP", "TheoryInformedKernel", "PixelRBFGP", "FixedFeatureGP", "ScratchDKL",
+           "solve_inner", "psi_hessian", "ift_hypergradient", "transform_responses"]
+
+
+# --------------------------------------------------------------------------- helpers
+def transform_responses(y: np.ndarray, kind: str, name: str = "responses") -> np.ndarray:
+    """Variance-stabilising transform of spike counts: ``sqrt`` (:math:`\\sqrt y`),
+    ``anscombe`` (:math:`2\\sqrt{y+3/8}`) or ``none``."""
+    if kind in ("sqrt", "anscombe") and np.any(y < 0):
+        raise InputError(name, f"has negative spike counts (min {y.min():g})",
+                         "non-negative counts (or response_transform='none' for signed responses)")
+    if kind == "sqrt":
+        return np.sqrt(y)
+    if kind == "anscombe":
+        return 2.0 * np.sqrt(y + 0.375)
+    return y
+
+
+def _standardise(z: torch.Tensor):
+    loc = z.mean(-1)
+    scale = z.std(-1, unbiased=False)
+    if bool((scale <= 1e-12 * (1 + loc.abs())).any()):
+        raise InputError("responses", "are constant for at least one neuron", "responses that vary across trials")
+    return (z - loc[:, None]) / scale[:, None], loc, scale
+
+
+def psi_hessian(fn: Callable[[torch.Tensor], torch.Tensor], psi: torch.Tensor, create_graph: bool = False):
+    """Exact Hessian (B, P, P) of a batch of independent objectives ``fn(psi) -> (B,)``.
+
+    Row ``j`` of every task's Hessian comes from one backward pass of
+    :math:`\\sum_\\tau \\partial_{\\psi_j} f_\\tau` (tasks are independent).
+    """
+    psi = psi.detach().clone().requires_grad_(True)
+    g, = torch.autograd.grad(fn(psi).sum(), psi, create_graph=True)
+    rows = [torch.autograd.grad(g[:, j].sum(), psi, retain_graph=True, create_graph=create_graph)[0]
+            for j in range(psi.shape[1])]
+    H = torch.stack(rows, 1)
+    return 0.5 * (H + H.transpose(1, 2)), g.detach()
+
+
+def _total_derivs(F, z, psi, centre, scale, hessian=True):
+    v, g, H = evidence_derivatives(F, z, psi, hessian=hessian)
+    pv, pg, pH = prior_derivatives(psi, centre, scale)
+    return v + pv, g + pg, (H + pH if hessian else None)
+
+
+def solve_inner(F: torch.Tensor, z: torch.Tensor, psi0: torch.Tensor, prior_centre: torch.Tensor,
+                prior_scale: float | None, iters: int = 30, tol: float = 1e-9, max_step: float = 2.0):
+    """Type-II MAP of the task-specific hyper-parameters, batched over tasks.
+
+    .. math:: \\psi^*_\\tau = \\arg\\max_\\psi\\; L_S(\\phi,\\psi) + \\log p(\\psi)
+
+    Saddle-free damped Newton with the closed-form exact Hessian
+    (:func:`evidence_derivatives`): the step solves
+    :math:`(|{-H}| + \\mu I)\\,s = \\nabla f` (absolute eigenvalues), is capped at
+    ``max_step`` in norm, and is accepted per task only if the objective
+    increases; the damping :math:`\\mu` shrinks after a success and grows
+    after a failure (Levenberg-Marquardt). Stops when every gradient entry
+    is below ``tol``. The returned point is a local maximum where the
+    Hessian is negative definite (checked again by the IFT step).
+    """
+    F = F.detach()
+    z = z.detach()
+    psi = psi0.detach().clone()
+    B = psi.shape[0]
+    mu = torch.full((B,), 0.1, dtype=psi.dtype)
+    with torch.no_grad():
+        active = torch.ones(B, dtype=torch.bool)
+        for _ in range(iters):
+            idx = torch.nonzero(active)[:, 0]
+            if idx.numel() == 0:
+                break
+            Fa, za, pa, ca, ma = F[idx], z[idx], psi[idx], prior_centre[idx], mu[idx]
+            f, g, H = _total_derivs(Fa, za, pa, ca, prior_scale)
+            conv = g.abs().amax(-1) < tol
+            ev, U = torch.linalg.eigh(-H)
+            coef = (U.transpose(1, 2) @ g[..., None])[..., 0] / (ev.abs() + ma[:, None])
+            step = (U @ coef[..., None])[..., 0]
+            nrm = step.norm(dim=-1, keepdim=True)
+            step = step * torch.clamp(max_step / nrm.clamp_min(1e-300), max=1.0)
+            cand = pa + step
+            try:
+                fc = log_evidence(Fa, za, cand) + log_prior(cand, ca, prior_scale)
+            except InputError:
+                fc = torch.full_like(f, -float("inf"))
+            ok = ~conv & torch.isfinite(fc) & (fc >= f)
+            psi[idx] = torch.where(ok[:, None], cand, pa)
+            mu[idx] = torch.where(ok, ma / 4.0, ma * 8.0).clamp(1e-12, 1e8)
+            active[idx[conv]] = False
+    return psi
+
+
+def ift_hypergradient(extractor: torch.nn.Module, X_s: torch.Tensor, z_s: torch.Tensor, X_q: torch.Tensor,
+                      z_q: torch.Tensor, psi_star: torch.Tensor, prior_centre: torch.Tensor,
+                      prior_scale: float | None, method: str = "exact", neumann_steps: int = 30):
+    """Outer objective and its implicit hypergradient with respect to the feature-extractor weights.
+
+    .. math::
+        J(\\phi) = \\tfrac1B\\sum_\\tau \\tfrac1{n_Q}\\log\\mathcal N(y_Q\\mid\\mu_Q,\\Sigma_Q)\\big|_{\\psi^*_\\tau(\\phi)},\\qquad
+        \\frac{dJ}{d\\phi} = \\partial_\\phi J - (\\partial_\\phi\\nabla_\\psi L_S)^\\top H^{-1}\\nabla_\\psi J,
+
+    with :math:`H=\\nabla^2_{\\psi\\psi}(L_S+\\log p)` at :math:`\\psi^*` (closed form).
+    The mixed term is one backward pass of :math:`v^\\top\\nabla_\\psi L_S(g_\\phi(X_S),\\psi^*)`
+    with :math:`v = H^{-1}\\nabla_\\psi J` held fixed.
+
+    ``method="exact"``: dense solve with the exact Hessian (|psi| is small).
+    Fallback, used per task when :math:`-H` is not positive definite (the
+    inner solver stopped short of a strict maximum): the eigenvalues of
+    :math:`-H` are floored at 1e-6 of the largest (counted in ``fallbacks``).
+    ``method="neumann"``: truncated Neumann series
+    :math:`H^{-1}g \\approx -a\\sum_{j<K}(I + aH)^j g`, :math:`a = 1/\\|H\\|_2`
+    (ADKF-IFT's approximation for large task-specific parameter sets).
+    ``method="none"``: drop the implicit term (first-order approximation).
+
+    ``X_s`` (B, n, d), ``X_q`` (B, k, d). Returns ``(J, grads, fallbacks)``.
+    """
+    B, n, d = X_s.shape
+    k = X_q.shape[1]
+    params = [p for p in extractor.parameters() if p.requires_grad]
+    F_all = extractor(torch.cat([X_s, X_q], 1).reshape(-1, d)).reshape(B, n + k, -1)
+    F_s, F_q = F_all[:, :n], F_all[:, n:]
+    psi = psi_star.detach().clone().requires_grad_(True)
+    J = (query_log_density(F_s, z_s, psi, F_q, z_q) / k).mean()
+    g_psi, = torch.autograd.grad(J, psi, retain_graph=True)
+    total = J
+    fallbacks = 0
+    if method != "none":
+        with torch.no_grad():
+            _, _, H = _total_derivs(F_s.detach(), z_s, psi_star, prior_centre, prior_scale)
+        if method == "exact":
+            negH = -H
+            Lc, info = torch.linalg.cholesky_ex(negH)
+            v = torch.empty_like(g_psi)
+            good = info == 0
+            if bool(good.any()):
+                v[good] = -torch.cholesky_solve(g_psi[good][..., None], Lc[good])[..., 0]
+            if bool((~good).any()):
+                fallbacks = int((~good).sum())
+                ev, U = torch.linalg.eigh(negH[~good])
+                ev = ev.clamp_min(1e-6 * ev.abs().max(-1, keepdim=True).values)
+                v[~good] = -(U @ ((U.transpose(1, 2) @ g_psi[~good][..., None])[..., 0] / ev)[..., None])[..., 0]
+        else:
+            a = 1.0 / torch.linalg.matrix_norm(H, ord=2)[:, None]
+            cur = g_psi.clone()
+            acc = g_psi.clone()
+            for _ in range(neumann_steps - 1):
+                cur = cur + a * (H @ cur[..., None])[..., 0]
+                acc = acc + cur
+            v = -a * acc
+        _, gS, _ = evidence_derivatives(F_s, z_s, psi_star.detach(), hessian=False)
+        total = J - (gS * v.detach()).sum()
+    grads = torch.autograd.grad(total, params, allow_unused=True)
+    grads = [torch.zeros_like(p) if g is None else g for p, g in zip(params, grads)]
+    return float(J.detach()), grads, fallbacks
+
+
+# --------------------------------------------------------------------------- fitted neuron
+class NeuronGP:
+    """A GP adapted to one or several neurons (shared stimuli, neuron-specific hyper-parameters).
+
+    Attributes
+    ----------
+    log_evidence_ : ndarray (n_neurons,)
+        Exact log marginal likelihood of the (transformed) responses at the
+        fitted hyper-parameters, in the responses' own units (the internal
+        standardisation's Jacobian :math:`-n\\log s` is included).
+    psi_ : ndarray (n_neurons, P)
+        Hyper-parameters on the standardised scale: log s^2, log l, log sigma^2, c.
+    outputscale_, lengthscale_, noise_, mean_ : in the responses' units.
+    """
+
+    def __init__(self, model, F, z, psi, loc, scale, single, prior_centre):
+        self.model = model
+        self._F = F
+        self._z = z
+        self._psi = psi
+        self._loc = loc
+        self._scale = scale
+        self._single = single
+        self._prior_centre = prior_centre
+        n = F.shape[0]
+        Fb = F.expand(len(psi), *F.shape)
+        with torch.no_grad():
+            ev = log_evidence(Fb, z, psi) - n * torch.log(scale)
+        self.log_evidence_ = ev.numpy()
+        self.psi_ = psi.numpy().copy()
+        log_s2, log_l, log_n, c = unpack_psi(psi)
+        s2 = scale.numpy() ** 2
+        self.outputscale_ = np.exp(log_s2.numpy()) * s2
+        self.lengthscale_ = np.exp(log_l.numpy())
+        self.noise_ = np.exp(log_n.numpy()) * s2
+        self.mean_ = c.numpy() * scale.numpy() + loc.numpy()
+        self.n_train_ = n
+
+    def _out(self, a):
+        return a[0] if self._single else a
+
+    def predict(self, stimuli, include_noise: bool = True):
+        """Posterior predictive mean and variance (on the transformed-response scale).
+
+        Returns arrays (n_new,) for one neuron, (n_neurons, n_new) otherwise.
+        """
+        X = self.model._check_stimuli(stimuli, "stimuli")
+        Fq = self.model._features(X)
+        N = self._psi.shape[0]
+        with torch.no_grad():
+            m, v = predictive(self._F.expand(N, *self._F.shape), self._z, self._psi,
+                              Fq.expand(N, *Fq.shape), include_noise=include_noise)
+        m = m * self._scale[:, None] + self._loc[:, None]
+        v = v * self._scale[:, None] ** 2
+        return self._out(m.numpy()), self._out(v.numpy())
+
+    def log_evidence(self, laplace: bool = False):
+        """Exact evidence at the fitted hyper-parameters, or its Laplace correction over the log-parameters.
+
+        .. math::
+            \\log Z \\approx L(\\hat\\psi) + \\log p(\\hat\\psi) + \\tfrac{P'}2\\log 2\\pi - \\tfrac12\\log|-H|
+
+        (integrating the P' = P-1 log-parameters under the hyper-prior; the
+        constant mean stays at its optimum). Needs ``prior_scale``.
+        """
+        if not laplace:
+            return self._out(self.log_evidence_.copy())
+        ps = self.model.prior_scale
+        if ps is None:
+            raise InputError("laplace", "needs a hyper-prior", "a model with prior_scale set")
+        N = self._psi.shape[0]
+        Fb = self._F.expand(N, *self._F.shape)
+        c = self._psi[:, -1:].detach()
+
+        def obj(q):
+            p = torch.cat([q, c], 1)
+            return log_evidence(Fb, self._z, p) + log_prior(p, self._prior_centre, ps)
+
+        H, _ = psi_hessian(obj, self._psi[:, :-1])
+        sign, logdet = torch.linalg.slogdet(-H)
+        P1 = H.shape[-1]
+        with torch.no_grad():
+            val = obj(self._psi[:, :-1]) - self._F.shape[0] * torch.log(self._scale)
+        out = val + 0.5 * P1 * LOG2PI - 0.5 * logdet
+        out = torch.where(sign > 0, out, torch.full_like(out, float("nan")))
+        return self._out(out.numpy())
+
+
+# --------------------------------------------------------------------------- base model
+class DeepKernelGP:
+    """Exact GP with an ARD-RBF kernel on features :math:`g(x)` and per-neuron type-II MAP hyper-parameters.
+
+    .. math:: k(x, x') = s^2\\exp\\big(-\\tfrac12\\sum_l (g_l(x)-g_l(x'))^2/\\ell_l^2\\big) + \\sigma^2\\delta_{xx'}
+
+    Subclasses choose the feature map. Float64 throughout.
+    """
+
+    def __init__(self, ard: bool = True, response_transform: str = "sqrt", prior_scale: float | None = 3.0,
+                 inner_iters: int = 30, init_lengthscale: str | float = "median"):
+        self.ard = ard
+        self.response_transform = response_transform
+        self.prior_scale = prior_scale
+        self.inner_iters = inner_iters
+        self.init_lengthscale = init_lengthscale
+
+    # subclasses override
+    def _features(self, X: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _input_dim(self):
+        return getattr(self, "input_dim_", None)
+
+    def _check_settings(self):
+        check_option(self.response_transform, "response_transform", ["sqrt", "anscombe", "none"])
+        if self.prior_scale is not None:
+            check_in_range(self.prior_scale, "prior_scale", 0.0, None, low_open=True)
+        check_positive_int(self.inner_iters, "inner_iters", minimum=0)
+
+    def _check_stimuli(self, stimuli, name="stimuli") -> torch.Tensor:
+        X = check_array(stimuli, name, ndim=(2, 3), min_rows=1)
+        if X.ndim == 3:
+            X = X.reshape(len(X), -1)
+        d = self._input_dim()
+        if d is not None and X.shape[1] != d:
+            raise InputError(name, f"have {X.shape[1]} values per stimulus", f"{d} (as in training)")
+        return torch.as_tensor(X, dtype=DTYPE)
+
+    def _prepare(self, stimuli, responses):
+        self._check_settings()
+        X = self._check_stimuli(stimuli)
+        Y = check_array(responses, "responses", ndim=(1, 2))
+        single = Y.ndim == 1
+        Y2 = Y[None] if single else Y
+        if Y2.shape[1] != X.shape[0]:
+            raise InputError("responses", f"have {Y2.shape[1]} trials but stimuli have {X.shape[0]}",
+                             "responses of shape (n_trials,) or (n_neurons, n_trials) matching the stimuli")
+        if X.shape[0] < 3:
+            raise InputError("stimuli", f"have {X.shape[0]} trials", "at least 3 trials")
+        Z = transform_responses(Y2, self.response_transform)
+        return X, torch.as_tensor(Z, dtype=DTYPE), single
+
+    def _lengthscale0(self, F: torch.Tensor) -> float:
+        if self.init_lengthscale != "median":
+            return float(self.init_lengthscale)
+        Fs = F[: min(len(F), 400)]
+        d = torch.cdist(Fs, Fs)
+        med = float(d[d > 0].median()) if bool((d > 0).any()) else 1.0
+        m = F.shape[1] if self.ard else 1
+        return med / math.sqrt(m) if self.ard else med
+
+    def _psi0(self, F: torch.Tensor, batch: int) -> torch.Tensor:
+        m = F.shape[-1] if self.ard else 1
+        return default_psi(batch, m, self._lengthscale0(F))
+
+    def fit(self, stimuli, responses) -> NeuronGP:
+        """Adapt the GP hyper-parameters to each neuron (type-II MAP) and return the fitted posterior.
+
+        Parameters
+        ----------
+        stimuli : array (n_trials, d) or (n_trials, p, p)
+        responses : array (n_trials,) or (n_neurons, n_trials)
+            Spike counts (transformed by ``response_transform``) or rates.
+        """
+        X, Z, single = self._prepare(stimuli, responses)
+        with torch.no_grad():
+            F = self._features(X)
+        if not bool(torch.isfinite(F).all()):
+            raise InputError("stimuli", "produce non-finite features", "finite stimuli of moderate size")
+        z, loc, scale = _standardise(Z)
+        N = z.shape[0]
+        psi0 = self._psi0(F, N)
+        psi = solve_inner(F.expand(N, *F.shape), z, psi0, psi0, self.prior_scale, self.inner_iters)
+        return NeuronGP(self, F, z, psi, loc, scale, single, psi0)
+
+    def log_evidence(self, stimuli, responses, laplace: bool = False):
+        """Maximised exact log evidence per neuron (fit, then evaluate)."""
+        return self.fit(stimuli, responses).log_evidence(laplace=laplace)
+
+
+class PixelRBFGP(DeepKernelGP):
+    """Baseline: RBF GP on raw pixels (isotropic by default; median-heuristic initial length-scale)."""
+
+    def __init__(self, ard: bool = False, response_transform: str = "sqrt", prior_scale: float | None = 3.0,
+                 inner_iters: int = 30):
+        super().__init__(ard, response_transform, prior_scale, inner_iters, "median")
+
+    def _features(self, X):
+        return X
+
+
+class FixedFeatureGP(DeepKernelGP):
+    """GP whose features are fixed linear filters, :math:`g(x) = Wx` (e.g. a theory's receptive fields)."""
+
+    def __init__(self, filters, ard: bool = True, response_transform: str = "sqrt",
+                 prior_scale: float | None = 3.0, inner_iters: int = 30):
+        super().__init__(ard, response_transform, prior_scale, inner_iters, "median")
+        self.filters = filters
+
+    def _features(self, X):
+        W = torch.as_tensor(check_array(self.filters, "filters", ndim=2), dtype=DTYPE)
+        if W.shape[1] != X.shape[1]:
+            raise InputError("filters", f"have {W.shape[1]} columns for stimuli of dimension {X.shape[1]}",
+                             "filters of shape (m, d)")
+        return X @ W.T
+
+
+# --------------------------------------------------------------------------- the method
+class TheoryInformedKernel(DeepKernelGP):
+    """Theory-informed kernel: a deep-kernel GP prior meta-learned on a theory's synthetic neurons.
+
+    Bi-level meta-learning (ADKF-IFT form): per task, the kernel
+    hyper-parameters :math:`\\psi = (\\log s^2, \\log\\ell_{1..m}, \\log\\sigma^2, c)`
+    are adapted by type-II MAP on the support set; the feature extractor
+    weights :math:`\\phi` maximise the expected query predictive log density,
+
+    .. math::
+        \\max_\\phi\\; \\mathbb E_\\tau\\big[\\log p(y_Q\\mid X_Q, S_\\tau, \\phi, \\psi^*_\\tau(\\phi))\\big],\\quad
+        \\psi^*_\\tau(\\phi) = \\arg\\max_\\psi \\log p(y_S\\mid X_S,\\phi,\\psi) + \\log p(\\psi),
+
+    with the implicit-function-theorem hypergradient
+    (:func:`ift_hypergradient`). ``task_specific=False`` meta-learns
+    :math:`\\psi` too (Deep Kernel Transfer).
+
+    Parameters
+    ----------
+    feature_dim : int
+        Number of deep features m.
+    architecture : {"conv", "mlp"}
+    channels, kernel_size, n_layers : conv settings; hidden : MLP widths.
+    n_outer : int
+        Outer Adam steps; ``tasks_per_step`` tasks each.
+    lr, weight_decay : AdamW settings for phi.
+    hypergradient : {"exact", "neumann", "none"}
+    task_specific : bool
+    response_transform : {"sqrt", "anscombe", "none"}
+    prior_scale : float or None
+        Standard deviation of the normal hyper-prior on the log-parameters
+        (centred at the fixed initialisation); None for pure type-II ML.
+    inner_iters : Newton iterations of the inner solver.
+
+    References
+    ----------
+    Zakirov & Tkacik (2025) arXiv:2509.24919; Chen, Tripp & Hernandez-Lobato (2023) ADKF-IFT, arXiv:2205.02708.
+    """
+
+    citation = CITATION
+
+    def __init__(self, feature_dim: int = 16, architecture: str = "conv", channels: int = 16, kernel_size: int = 5,
+                 n_layers: int = 2, hidden=(64,), n_outer: int = 300, tasks_per_step: int = 8, lr: float = 3e-3,
+                 weight_decay: float = 1e-4, hypergradient: str = "exact", task_specific: bool = True,
+                 response_transform: str = "sqrt", prior_scale: float | None = 3.0, inner_iters: int = 30,
+                 show_progress: bool = True):
+        super().__init__(True, response_transform, prior_scale, inner_iters, 1.0)
+        self.feature_dim = feature_dim
+        self.architecture = architecture
+        self.channels = channels
+        self.kernel_size = kernel_size
+        self.n_layers = n_layers
+        self.hidden = hidden
+        self.n_outer = n_outer
+        self.tasks_per_step = tasks_per_step
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.hypergradient = hypergradient
+        self.task_specific = task_specific
+        self.show_progress = show_progress
+
+    def _features(self, X):
+        if not hasattr(self, "feature_extractor_"):
+            raise InputError("model", "is not meta-trained", "call .meta_fit(tasks) first")
+        return self.feature_extractor_(X)
+
+    def _psi0(self, F, batch):
+        if not self.task_specific:
+            return self.meta_psi_.detach().expand(batch, -1).clone()
+        return default_psi(batch, F.shape[-1], math.sqrt(F.shape[-1]))
+
+    def init_extractor(self, input_dim: int, rng=None, calibrate=None) -> "TheoryInformedKernel":
+        """Create the feature extractor with seeded initial weights (done by ``meta_fit``).
+
+        ``calibrate`` (stimuli) rescales the last layer so the initial features have zero mean, unit variance.
+        """
+        self.feature_dim = check_positive_int(self.feature_dim, "feature_dim")
+        check_option(self.architecture, "architecture", ["conv", "mlp"])
+        seed = int(as_generator(rng).integers(2 ** 31 - 1))
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            ext = build_extractor(self.architecture, input_dim, self.feature_dim, self.channels, self.kernel_size,
+                                  self.n_layers, self.hidden)
+        self.feature_extractor_ = ext.to(DTYPE)
+        self.input_dim_ = input_dim
+        if calibrate is not None:  # data-dependent init: unit-variance features (as in LSUV)
+            with torch.no_grad():
+                Fc = self.feature_extractor_(torch.as_tensor(calibrate, dtype=DTYPE))
+                sd = Fc.std(0).clamp_min(1e-8)
+                last = [mod for mod in self.feature_extractor_.modules() if isinstance(mod, torch.nn.Linear)][-1]
+                last.weight /= sd[:, None]
+                last.bias.copy_((last.bias - Fc.mean(0)) / sd)
+        m = self.feature_dim
+        self.meta_psi_ = default_psi(1, m, math.sqrt(m))[0]
+        return self
+
+    def _batch_tensors(self, tasks, idx):
+        ts = [tasks[int(i)] for i in idx]
+        Xs = torch.as_tensor(np.stack([t.X_support for t in ts]), dtype=DTYPE)
+        Xq = torch.as_tensor(np.stack([t.X_query for t in ts]), dtype=DTYPE)
+        zs = torch.as_tensor(transform_responses(np.stack([t.y_support for t in ts]), self.response_transform,
+                                                 "tasks"), dtype=DTYPE)
+        zq = torch.as_tensor(transform_responses(np.stack([t.y_query for t in ts]), self.response_transform,
+                                                 "tasks"), dtype=DTYPE)
+        loc = zs.mean(-1, keepdim=True)
+        sc = zs.std(-1, unbiased=False, keepdim=True).clamp_min(1e-6)
+        return Xs, (zs - loc) / sc, Xq, (zq - loc) / sc
+
+    def meta_step(self, Xs, zs, Xq, zq):
+        """One outer step on a batch; returns (J, grads, fallbacks) without updating."""
+        B = Xs.shape[0]
+        if self.task_specific:
+            with torch.no_grad():
+                Fs = self.feature_extractor_(Xs.reshape(-1, Xs.shape[-1])).reshape(B, Xs.shape[1], -1)
+            psi0 = self._psi0(Fs, B)
+            psi = solve_inner(Fs, zs, psi0, psi0, self.prior_scale, self.inner_iters)
+            return ift_hypergradient(self.feature_extractor_, Xs, zs, Xq, zq, psi, psi0, self.prior_scale,
+                                     method=self.hypergradient)
+        params = [p for p in self.feature_extractor_.parameters()] + [self.meta_psi_]
+        n, k = Xs.shape[1], Xq.shape[1]
+        F = self.feature_extractor_(torch.cat([Xs, Xq], 1).reshape(-1, Xs.shape[-1])).reshape(B, n + k, -1)
+        psi = self.meta_psi_.expand(B, -1)
+        J = (query_log_density(F[:, :n], zs, psi, F[:, n:], zq) / k).mean()
+        grads = torch.autograd.grad(J, params)
+        return float(J.detach()), list(grads), 0
+
+    def meta_fit(self, tasks, rng=None) -> "TheoryInformedKernel":
+        """Meta-learn the feature extractor on a theory's synthetic neurons.
+
+        Parameters
+        ----------
+        tasks : TheoryTaskSampler or sequence of Task
+        rng : seed (initial weights and batch order).
+        """
+        self._check_settings()
+        self.n_outer = check_positive_int(self.n_outer, "n_outer", minimum=0)
+        B = check_positive_int(self.tasks_per_step, "tasks_per_step")
+        check_in_range(self.lr, "lr", 0.0, None, low_open=True)
+        check_in_range(self.weight_decay, "weight_decay", 0.0, None)
+        check_option(self.hypergradient, "hypergradient", ["exact", "neumann", "none"])
+        if len(tasks) == 0:
+            raise InputError("tasks", "is empty", "at least one task")
+        gen = as_generator(rng)
+        first = tasks[0]
+        if not hasattr(first, "X_support"):
+            raise InputError("tasks", f"has items of type {type(first).__name__}", "Task objects (TheoryTaskSampler)")
+        calib = np.concatenate([tasks[int(i)].X_support for i in gen.choice(len(tasks), min(len(tasks), 8), replace=False)])
+        self.init_extractor(first.X_support.shape[1], gen, calibrate=calib)
+        if hasattr(tasks, "groups"):
+            groups = tasks.groups()
+        else:
+            ns = np.array([t.n_support for t in tasks])
+            groups = {int(s): np.flatnonzero(ns == s) for s in np.unique(ns)}
+        keys = sorted(groups)
+        probs = np.array([len(groups[k]) for k in keys], float)
+        probs /= probs.sum()
+        params = list(self.feature_extractor_.parameters())
+        if not self.task_specific:
+            self.meta_psi_ = self.meta_psi_.clone().requires_grad_(True)
+            params = params + [self.meta_psi_]
+        opt = torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
+        self.history_ = []
+        self.hypergradient_fallbacks_ = 0
+        t0 = time.perf_counter()
+        it = range(self.n_outer)
+        if self.show_progress:
+            it = progress(it, desc="meta-training", total=self.n_outer)
+        for _ in it:
+            g = keys[gen.choice(len(keys), p=probs)]
+            pool = groups[g]
+            idx = gen.choice(pool, size=min(B, len(pool)), replace=False)
+            Xs, zs, Xq, zq = self._batch_tensors(tasks, idx)
+            J, grads, fb = self.meta_step(Xs, zs, Xq, zq)
+            if not all(bool(torch.isfinite(gr).all()) for gr in grads):
+                continue
+            opt.zero_grad()
+            for p, gr in zip(params, grads):
+                p.grad = -gr  # ascend J
+            opt.step()
+            self.history_.append(J)
+            self.hypergradient_fallbacks_ += fb
+        if not self.task_specific:
+            self.meta_psi_ = self.meta_psi_.detach()
+        for p in self.feature_extractor_.parameters():
+            p.requires_grad_(False)
+        self.meta_seconds_ = time.perf_counter() - t0
+        return self
+
+    def features(self, stimuli) -> np.ndarray:
+        """The meta-learned features g_phi(x), array (n, m)."""
+        X = self._check_stimuli(stimuli)
+        with torch.no_grad():
+            return self._features(X).numpy()
+
+    def preferred_stimuli(self, k: int = 4, at=None) -> np.ndarray:
+        """Linear receptive fields the kernel is most sensitive to.
+
+        The top-``k`` right singular vectors of the feature Jacobian
+        :math:`\\partial g_\\phi/\\partial x` at ``at`` (default the zero
+        stimulus), each weighted by the inverse length-scale init; (k, d).
+        """
+        if not hasattr(self, "feature_extractor_"):
+            raise InputError("model", "is not meta-trained", "call .meta_fit(tasks) first")
+        x0 = torch.zeros(1, self.input_dim_, dtype=DTYPE) if at is None else self._check_stimuli(at)[:1]
+        Jm = torch.autograd.functional.jacobian(lambda x: self.feature_extractor_(x)[0], x0)[:, 0, :]
+        _, _, Vh = torch.linalg.svd(Jm, full_matrices=False)
+        return Vh[:k].numpy()
+
+
+class ScratchDKL(DeepKernelGP):
+    """Baseline: a deep-kernel GP fitted from scratch to each neuron (joint evidence maximisation, Adam)."""
+
+    def __init__(self, feature_dim: int = 8, architecture: str = "conv", channels: int = 8, kernel_size: int = 3,
+                 n_layers: int = 2, hidden=(64,), n_iters: int = 150, lr: float = 0.01,
+                 response_transform: str = "sqrt", prior_scale: float | None = 3.0, rng=None):
+        super().__init__(True, response_transform, prior_scale, 0, 1.0)
+        self.feature_dim = feature_dim
+        self.architecture = architecture
+        self.channels = channels
+        self.kernel_size = kernel_size
+        self.n_layers = n_layers
+        self.hidden = hidden
+        self.n_iters = n_iters
+        self.lr = lr
+        self.rng = rng
+
+    def _features(self, X):
+        return self._ext(X)
+
+    def fit(self, stimuli, responses):
+        X, Z, single = self._prepare(stimuli, responses)
+        if not single:
+            raise InputError("responses", "are 2-D", "one neuron (1-D responses) for ScratchDKL")
+        z, loc, scale = _standardise(Z)
+        gen = as_generator(self.rng)
+        seed = int(gen.integers(2 ** 31 - 1))
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            ext = build_extractor(self.architecture, X.shape[1], self.feature_dim, self.channels,
+                                  self.kernel_size, self.n_layers, self.hidden).to(DTYPE)
+        m = self.feature_dim
+        psi0 = default_psi(1, m, math.sqrt(m))
+        psi = psi0.clone().requires_grad_(True)
+        opt = torch.optim.Adam(list(ext.parameters()) + [psi], lr=self.lr)
+        for _ in range(check_positive_int(self.n_iters, "n_iters")):
+            opt.zero_grad()
+            F = ext(X)[None]
+            loss = -(log_evidence(F, z, psi) + log_prior(psi, psi0, self.prior_scale)).sum()
+            loss.backward()
+            opt.step()
+        for p in ext.parameters():
+            p.requires_grad_(False)
+        fitted = copy.copy(self)  # each fit keeps its own feature map
+        fitted._ext = ext
+        fitted.input_dim_ = X.shape[1]
+        with torch.no_grad():
+            F = ext(X)
+        return NeuronGP(fitted, F, z, psi.detach(), loc, scale, True, psi0)
