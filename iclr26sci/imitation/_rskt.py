@@ -1,0 +1,356 @@
+r"""RS-KT: return distribution matching with known transitions, as one sparse LP (HiGHS)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy import sparse
+
+from iclr26sci.core import InputError, check_in_range, check_option, check_positive_int
+from iclr26sci.optim import linprog
+from iclr26sci.prob import DiscreteLaw
+
+from ._bc import cumulative_indices
+from ._evaluate import _check_mdp, _normalise_occupancy, _transitions
+from ._mdp import INDEX_DTYPE, TabularMDP, as_demonstrations, discretise_reward
+from ._policies import ReturnAugmentedPolicy
+
+__all__ = ["rs_kt", "RSKT", "rs_kt_lp_size"]
+
+
+def _reachable(mdp: TabularMDP, k: np.ndarray, tr: _Transitions):
+    """Reachable (state, cumulative index) pairs per stage, sorted by key ``s*Yspan + y``."""
+    H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    Yspan = int(k.max(axis=(1, 2)).sum()) + 1
+    s = np.flatnonzero(mdp.mu0).astype(INDEX_DTYPE)
+    y = np.zeros_like(s)
+    out = [(s, y)]
+    for h in range(H - 1):
+        n = s.size
+        ss = np.repeat(s, A)
+        yy = np.repeat(y, A)
+        aa = np.tile(np.arange(A, dtype=INDEX_DTYPE), n)
+        parent, s2, _ = tr.expand(h, ss * A + aa)
+        key = np.unique(s2 * Yspan + (yy + k[h, ss, aa])[parent])
+        s, y = key // Yspan, key % Yspan
+        out.append((s, y))
+    return out, Yspan
+
+
+def rs_kt_lp_size(n_states: int, n_actions: int, horizon: int, theta: float) -> tuple[int, int]:
+    """Full-grid LP size of the paper's formulation: (#occupancy variables, #return variables)."""
+    per = [n_states * n_actions * (int(round(h / theta)) + 1) for h in range(horizon)]
+    return int(sum(per)), int(round(horizon / theta)) + 1
+
+
+def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", return_info: bool = False,
+          max_iter: int = 5000, tol: float = 1e-10):
+    r"""RS-KT: the policy in :math:`\Pi(r^\theta)` whose :math:`r^\theta`-return law is
+    closest in :math:`W_1` to the experts' empirical one (transitions known).
+
+    Solves, over occupancies :math:`d_h(s,y,a) \ge 0`,
+
+    .. math::
+        \min_d\ \theta\sum_g \Big|F_d(g) - \hat F(g)\Big| \quad\text{s.t.}\quad
+        \sum_a d_1(s,0,a) = \mu_0(s),\quad
+        \sum_a d_{h+1}(s',y',a) = \sum_{s,a,y:\,y+k_h(s,a)=y'} d_h(s,y,a)\,p_h(s'|s,a),
+
+    with :math:`F_d(g) = \sum_{s,a,y:\,y+k_H(s,a)\le g} d_H(s,y,a)` and :math:`\hat F` the
+    empirical CDF of the experts' discretised return indices. Only (s, y) pairs reachable
+    under the dynamics get variables; the LP is sparse and solved by HiGHS. The policy is
+    :math:`\hat\pi_h(a|s,y) = d_h(s,y,a)/\sum_{a'} d_h(s,y,a')` (uniform where 0).
+
+    Parameters
+    ----------
+    mdp : TabularMDP
+        Known transitions and reward.
+    demos : Demonstrations or (states, actions)
+    theta : float
+        Discretisation step.
+    method : {"colgen", "lp"}
+        ``"lp"``: the occupancy LP above in one piece (sparse, HiGHS). ``"colgen"`` (default):
+        the same LP by Dantzig-Wolfe column generation: the master LP mixes return-index laws
+        of deterministic policies in :math:`\Pi(r^\theta)` and each pricing step is one backward
+        dynamic program maximising :math:`\mathbb E[\Lambda(y_{H+1})]` for the master's dual
+        prices :math:`\Lambda`; the policy is the normalised mixture occupancy. Both reach the
+        same optimal value; column generation is much faster for large S.
+    max_iter, tol : int, float
+        Column-generation limits (reduced-cost tolerance).
+    return_info : bool
+        Also return a dict with the LP value (``w_lp``, in return units), the empirical law
+        ``eta_hat`` of the :math:`r^\theta`-return, LP sizes and timings.
+
+    Returns
+    -------
+    ReturnAugmentedPolicy, or (policy, info)
+
+    References
+    ----------
+    F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026, arXiv:2509.12026.
+    """
+    _check_mdp(mdp)
+    theta = mdp.check_theta(theta)
+    method = check_option(method, "method", ("colgen", "lp"))
+    max_iter = check_positive_int(max_iter, "max_iter")
+    tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
+    H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    d = as_demonstrations(demos, S, A, H)
+    if method == "colgen":
+        return _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol)
+    t0 = time.perf_counter()
+    low = mdp.reward_range[0]
+    k = discretise_reward(mdp.r, theta, low)
+    tr = _transitions(mdp)
+    pairs, Yspan = _reachable(mdp, k, tr)
+    G = Yspan  # return indices 0..G-1
+    n_pairs = [p[0].size for p in pairs]
+    base = np.concatenate([[0], np.cumsum([n * A for n in n_pairs])]).astype(INDEX_DTYPE)
+    n_d = int(base[-1])
+    iF = n_d                      # F_g, g = 0..G-1
+    it = n_d + G                  # t_g, g = 0..G-2
+    n_var = n_d + G + (G - 1)
+    rows, cols, vals, rhs = [], [], [], []
+    row0 = 0
+    # initial stage: sum_a d_1(s, 0, a) = mu0(s)
+    s_, y_ = pairs[0]
+    j = np.arange(s_.size)
+    rows.append(np.repeat(j, A)); cols.append(base[0] + np.arange(s_.size * A)); vals.append(np.ones(s_.size * A))
+    rhs.append(mdp.mu0[s_])
+    row0 += s_.size
+    for h in range(H - 1):
+        s_, y_ = pairs[h]
+        s2_, y2_ = pairs[h + 1]
+        n1, n2 = s_.size, s2_.size
+        # outflow of stage h+1 pairs
+        rows.append(row0 + np.repeat(np.arange(n2), A)); cols.append(base[h + 1] + np.arange(n2 * A))
+        vals.append(np.ones(n2 * A))
+        # inflow from stage h variables
+        ss = np.repeat(s_, A); yy = np.repeat(y_, A); aa = np.tile(np.arange(A, dtype=INDEX_DTYPE), n1)
+        parent, nxt, pr = tr.expand(h, ss * A + aa)
+        key = nxt * Yspan + (yy + k[h, ss, aa])[parent]
+        target = np.searchsorted(s2_ * Yspan + y2_, key)
+        rows.append(row0 + target); cols.append(base[h] + parent); vals.append(-pr)
+        rhs.append(np.zeros(n2))
+        row0 += n2
+    # terminal: F_g - F_{g-1} - sum_{y + k_H = g} d_H = 0
+    s_, y_ = pairs[H - 1]
+    nH = s_.size
+    ss = np.repeat(s_, A); yy = np.repeat(y_, A); aa = np.tile(np.arange(A, dtype=INDEX_DTYPE), nH)
+    g_of = yy + k[H - 1, ss, aa]
+    gg = np.arange(G)
+    rows.append(row0 + gg); cols.append(iF + gg); vals.append(np.ones(G))
+    rows.append(row0 + gg[1:]); cols.append(iF + gg[:-1]); vals.append(-np.ones(G - 1))
+    rows.append(row0 + g_of); cols.append(base[H - 1] + np.arange(nH * A)); vals.append(-np.ones(nH * A))
+    rhs.append(np.zeros(G))
+    row0 += G
+    A_eq = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(row0, n_var))
+    b_eq = np.concatenate(rhs)
+    # empirical CDF of the experts' discretised return index
+    gi = cumulative_indices(d, k)[:, H]
+    hist = np.bincount(gi, minlength=G)[:G] / d.n
+    Fhat = np.cumsum(hist)
+    # |F_g - Fhat_g| <= t_g for g < G-1
+    m = G - 1
+    gm = np.arange(m)
+    ub_rows = np.concatenate([gm, gm, m + gm, m + gm])
+    ub_cols = np.concatenate([iF + gm, it + gm, iF + gm, it + gm])
+    ub_vals = np.concatenate([np.ones(m), -np.ones(m), -np.ones(m), -np.ones(m)])
+    A_ub = sparse.csr_matrix((ub_vals, (ub_rows, ub_cols)), shape=(2 * m, n_var))
+    b_ub = np.concatenate([Fhat[:m], -Fhat[:m]])
+    c = np.zeros(n_var)
+    c[it:] = theta
+    bounds = np.zeros((n_var, 2))
+    bounds[:, 1] = np.inf
+    bounds[iF:iF + G] = (0.0, 1.0)
+    t_build = time.perf_counter() - t0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds)
+    t_solve = time.perf_counter() - t0 - t_build
+    x = np.clip(res.x[:n_d], 0.0, None)
+    Y = int(max(p[1].max() for p in pairs)) + 1
+    occ = np.zeros((H, S, Y, A))
+    for h in range(H):
+        s_, y_ = pairs[h]
+        occ[h, s_, y_] = x[base[h]:base[h + 1]].reshape(-1, A)
+    pol = ReturnAugmentedPolicy(_normalise_occupancy(occ), k, theta)
+    info = {"w_lp": float(res.fun), "eta_hat": DiscreteLaw(H * low + theta * np.arange(G), hist),
+            "n_variables": n_var, "n_occupancy_variables": n_d, "n_constraints": int(row0 + 2 * m),
+            "full_grid_size": rs_kt_lp_size(S, A, H, theta), "build_seconds": t_build,
+            "solve_seconds": t_solve, "occupancy": occ, "method": "lp", "converged": True}
+    pol.info = {key: v for key, v in info.items() if key != "occupancy"}
+    return (pol, info) if return_info else pol
+
+
+class RSKT:
+    """Estimator form of :func:`rs_kt`.
+
+    Attributes
+    ----------
+    policy_ : ReturnAugmentedPolicy
+    lp_value_ : float
+        The optimal :math:`W_1` (in return units) between the learned and empirical :math:`r^\\theta` laws.
+    eta_hat_ : DiscreteLaw
+        Empirical law of the experts' :math:`r^\\theta`-return.
+    occupancy_ : array (H, S, Y, A)
+    """
+
+    def __init__(self, theta: float = 0.05, method: str = "colgen"):
+        self.theta = theta
+        self.method = method
+
+    def fit(self, mdp: TabularMDP, demos) -> "RSKT":
+        pol, info = rs_kt(mdp, demos, self.theta, method=self.method, return_info=True)
+        self.policy_ = pol
+        self.lp_value_ = info["w_lp"]
+        self.eta_hat_ = info["eta_hat"]
+        self.occupancy_ = info["occupancy"]
+        self.n_variables_ = info["n_variables"]
+        return self
+
+
+def _price(mdp: TabularMDP, k: np.ndarray, lam: np.ndarray):
+    """Deterministic policy in Pi(r^theta) maximising E[lam(y_{H+1})] by backward induction."""
+    H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    Yt = lam.size
+    V = np.broadcast_to(lam, (S, Yt)).copy()
+    acts = np.empty((H, S, Yt), dtype=INDEX_DTYPE)
+    ygrid = np.arange(Yt)[None, None, :]
+    for h in range(H - 1, -1, -1):
+        PV = (mdp.P[h].reshape(S * A, S) @ V).reshape(S, A, Yt)
+        idx = np.minimum(ygrid + k[h][:, :, None], Yt - 1)
+        Q = np.take_along_axis(PV, idx, axis=2)
+        acts[h] = Q.argmax(axis=1)
+        V = Q.max(axis=1)
+    return acts, float(mdp.mu0 @ V[:, 0])
+
+
+class _DetTable:
+    """Light deterministic table policy (internal; used inside the forward pass only)."""
+
+    def __init__(self, acts: np.ndarray, A: int, k: np.ndarray):
+        self.acts, self.increments, self.n_y = acts, k, acts.shape[2]
+        self._eye = np.eye(A)
+
+    def table_probs(self, h, s, y):
+        return self._eye[self.acts[h, s, np.minimum(y, self.n_y - 1)]]
+
+
+def _det_policy(acts: np.ndarray, A: int, k: np.ndarray, theta: float) -> _DetTable:
+    return _DetTable(acts, A, k)
+
+
+def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
+    from ._evaluate import _forward_table
+
+    t0 = time.perf_counter()
+    H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    low = mdp.reward_range[0]
+    k = discretise_reward(mdp.r, theta, low)
+    G = int(k.max(axis=(1, 2)).sum()) + 1
+    gi = cumulative_indices(d, k)[:, H]
+    hist = np.bincount(gi, minlength=G)[:G] / d.n
+    Fhat = np.cumsum(hist)
+    m = G - 1
+
+    def column(acts):
+        (_, y, _, p), _, _ = _forward_table(mdp, _det_policy(acts, A, k, theta), [])
+        return np.cumsum(np.bincount(y, weights=p, minlength=G))[:m]
+
+    cols_F, cols_acts = [], []
+    for lam in (np.arange(G, dtype=float), -np.arange(G, dtype=float)):
+        acts, _ = _price(mdp, k, lam)
+        cols_acts.append(acts)
+        cols_F.append(column(acts))
+    converged, it, value = False, 0, 0.0
+    if m == 0:
+        w = np.r_[1.0, np.zeros(len(cols_F) - 1)]
+        converged = True
+    else:
+        master = _Master(Fhat[:m], theta)
+        for F in cols_F:
+            master.add(F)
+        while True:
+            value, w, u, lam_g = master.solve()
+            lam = np.zeros(G)
+            lam[:m] = np.cumsum(lam_g[::-1])[::-1]                    # Lambda(g') = sum_{g >= g'} lam_g
+            acts, best = _price(mdp, k, lam)
+            reduced = -u - best
+            converged = reduced > -tol * max(1.0, theta * G)
+            if converged or it >= max_iter:
+                break
+            cols_acts.append(acts)
+            cols_F.append(column(acts))
+            master.add(cols_F[-1])
+            it += 1
+    n_lp = it + 1
+    t_solve = time.perf_counter() - t0
+    Y = G
+    occ = np.zeros((H, S, Y, A))
+    for wi, acts in zip(w, cols_acts):
+        if wi <= 1e-12:
+            continue
+        _, stages, _ = _forward_table(mdp, _det_policy(acts, A, k, theta), [], record=True)
+        for h, (si, yi, _, a, mass) in enumerate(stages):
+            np.add.at(occ[h], (si, yi, a), wi * mass)
+    ymax = max(int(np.flatnonzero(occ.sum(axis=(0, 1, 3)))[-1]) + 1, 1)
+    occ = occ[:, :, :ymax]
+    pol = ReturnAugmentedPolicy(_normalise_occupancy(occ), k, theta)
+    info = {"w_lp": float(value), "eta_hat": DiscreteLaw(H * low + theta * np.arange(G), hist),
+            "n_columns": len(cols_F), "n_master_lps": n_lp, "converged": bool(converged),
+            "n_variables": len(cols_F) + m, "full_grid_size": rs_kt_lp_size(S, A, H, theta),
+            "build_seconds": 0.0, "solve_seconds": t_solve, "occupancy": occ, "method": "colgen"}
+    pol.info = {key: v for key, v in info.items() if key != "occupancy"}
+    return (pol, info) if return_info else pol
+
+
+class _Master:
+    """Column-generation master LP, kept warm in HiGHS between added columns.
+
+    Columns: ``t_g`` (cost theta) and mixture weights ``w_i``. Rows: ``sum_i w_i = 1`` and
+    ``+-(sum_i w_i F_i(g) - Fhat(g)) <= t_g``.
+    """
+
+    def __init__(self, Fhat: np.ndarray, theta: float):
+        import highspy
+
+        m = Fhat.size
+        self.m = m
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        inf = highspy.kHighsInf
+        self.inf = inf
+        empty_i = np.zeros(0, dtype=np.int32)
+        empty_v = np.zeros(0)
+        h.addCols(m, np.full(m, theta), np.zeros(m), np.full(m, inf), 0,
+                  np.zeros(m, dtype=np.int32), empty_i, empty_v)
+        n_rows = 1 + 2 * m
+        lower = np.concatenate([[1.0], np.full(2 * m, -inf)])
+        upper = np.concatenate([[1.0], Fhat, -Fhat])
+        starts = np.concatenate([[0], np.arange(2 * m)]).astype(np.int32)
+        idx = np.concatenate([np.arange(m), np.arange(m)]).astype(np.int32)
+        vals = -np.ones(2 * m)
+        h.addRows(n_rows, lower, upper, 2 * m, starts, idx, vals)
+        self.h = h
+        self.n = 0
+        self._rows = np.arange(n_rows, dtype=np.int32)
+
+    def add(self, F: np.ndarray) -> None:
+        vals = np.concatenate([[1.0], F, -F])
+        self.h.addCol(0.0, 0.0, self.inf, vals.size, self._rows, vals)
+        self.n += 1
+
+    def solve(self):
+        import highspy
+
+        self.h.run()
+        status = self.h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            from iclr26sci.optim import SolverError
+
+            raise SolverError(str(status), "the RS-KT master LP was not solved to optimality", "HiGHS")
+        sol = self.h.getSolution()
+        x = np.asarray(sol.col_value)
+        y = np.asarray(sol.row_dual)
+        m = self.m
+        value = float(self.h.getInfo().objective_function_value)
+        return value, x[m:], float(y[0]), y[1:1 + m] - y[1 + m:]
