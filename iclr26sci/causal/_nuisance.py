@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 
 from iclr26sci.core import InputError, as_generator
 
@@ -121,12 +121,47 @@ class _Constant:
         return np.full(len(X), self.value)
 
 
-def _spline(n_knots=5):
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import SplineTransformer, StandardScaler
+class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
+    """Additive cubic B-spline basis whose number of knots grows like ``n ** (1/5)``.
 
-    return make_pipeline(StandardScaler(), SplineTransformer(n_knots=n_knots, degree=3, extrapolation="linear",
-                                                             include_bias=False))
+    ``n_knots = clip(round(scale * n ** 0.2), 3, max_knots)``; features with at most
+    ``n_knots`` distinct values (binary, small counts) enter linearly. Outside the training
+    range the basis is extended constantly (no wild linear extrapolation at the edges).
+    """
+
+    def __init__(self, scale: float = 1.5, max_knots: int = 10, extrapolation: str = "linear"):
+        self.extrapolation = extrapolation
+        self.scale = scale
+        self.max_knots = max_knots
+
+    def fit(self, X, y=None):
+        from sklearn.preprocessing import SplineTransformer
+
+        X = np.asarray(X, float)
+        n, d = X.shape
+        k = int(np.clip(round(self.scale * n ** 0.2), 3, self.max_knots))
+        self.mean_ = X.mean(0)
+        sd = X.std(0)
+        self.sd_ = np.where(sd > 0, sd, 1.0)
+        self.smooth_ = [j for j in range(d) if np.unique(X[:, j]).size > k + 1]
+        self.linear_ = [j for j in range(d) if j not in self.smooth_]
+        self.spl_ = None
+        if self.smooth_:
+            self.spl_ = SplineTransformer(n_knots=k, degree=3, knots="uniform", extrapolation=self.extrapolation,
+                                          include_bias=False).fit(X[:, self.smooth_])
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, float)
+        parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
+        if self.spl_ is not None:
+            parts.append(self.spl_.transform(X[:, self.smooth_]))
+            parts.append((X[:, self.smooth_] - self.mean_[self.smooth_]) / self.sd_[self.smooth_])
+        return np.hstack(parts)
+
+
+def _spline(extrapolation="constant"):
+    return AdaptiveSplineBasis(extrapolation=extrapolation)
 
 
 def _preset(kind: str, role: str, level: float | None = None, seed: int = 0):
@@ -136,12 +171,12 @@ def _preset(kind: str, role: str, level: float | None = None, seed: int = 0):
         if role == "propensity":
             from sklearn.linear_model import LogisticRegression
 
-            return make_pipeline(_spline(), LogisticRegression(C=10.0, max_iter=300))
+            return make_pipeline(_spline("constant"), LogisticRegression(C=1.0, max_iter=300))
         if role == "quantile":
-            return make_pipeline(_spline(), SmoothedQuantileRegressor(quantile=level, alpha=1e-6))
+            return make_pipeline(_spline(), SmoothedQuantileRegressor(quantile=level, alpha=1e-4))
         from sklearn.linear_model import Ridge
 
-        return make_pipeline(_spline(), Ridge(alpha=1e-3))
+        return make_pipeline(_spline(), Ridge(alpha=1.0))
     if kind == "linear":
         from sklearn.preprocessing import StandardScaler
 
