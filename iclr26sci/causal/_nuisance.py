@@ -344,8 +344,8 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
     propensity_clip : float
         Propensities are clipped to ``[clip, 1 - clip]`` (with a warning).
     max_clipped_fraction : float
-        If more than this fraction of the units have their *own* arm's propensity
-        clipped, overlap fails and an :class:`InputError` is raised.
+        If more than this fraction of the units have some arm's propensity below
+        ``propensity_clip``, overlap fails and an :class:`InputError` is raised.
     propensity : (n, K) array, optional
         Known propensities (e.g. a randomised trial); the propensity model is skipped.
     """
@@ -397,13 +397,12 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
         e = np.asarray(propensity, float)
     n_clip = 0
     if propensity_clip > 0:
-        own = e[np.arange(n), A]
-        low_own = own < propensity_clip
+        low_any = e.min(axis=1) < propensity_clip
         n_clip = int(np.sum((e < propensity_clip) | (e > 1 - propensity_clip)))
-        if np.mean(low_own) > max_clipped_fraction:
-            raise InputError("data", f"overlap fails: {np.mean(low_own):.0%} of the units have an estimated "
-                             f"propensity of their own arm below {propensity_clip}",
-                             "treatment arms that overlap in covariates (or a larger propensity_clip)")
+        if np.mean(low_any) > max_clipped_fraction:
+            raise InputError("data", f"overlap fails: {np.mean(low_any):.0%} of the units have an estimated "
+                             f"propensity below {propensity_clip} for some arm",
+                             "treatment arms that overlap in covariates (or a smaller propensity_clip)")
         if n_clip:
             warnings.warn(f"{n_clip} propensity values outside [{propensity_clip}, {1 - propensity_clip}] "
                           "were clipped", RuntimeWarning, stacklevel=3)
