@@ -26,7 +26,14 @@ def uec_combine(member_means, member_vars, temperature: float = 2.0, *, eps: flo
                 reduce: str = "sum") -> GaussianEmbeddings:
     """Coefficients then Gaussian convolution on already normalised member embeddings ``(K, n, D)``."""
     pi = uec_coefficients(member_vars, temperature, eps=eps, reduce=reduce)
-    return gaussian_convolution(member_means, member_vars, pi)
+    M = np.asarray(member_means, dtype=float)
+    V = np.asarray(member_vars, dtype=float)
+    if M.shape != V.shape:
+        return gaussian_convolution(member_means, member_vars, pi)  # raises the InputError
+    # coefficients are valid by construction: skip the second validation pass
+    mean = np.einsum("nk,knd->nd", pi, M)
+    var = np.einsum("nk,knd->nd", pi**2, V)
+    return GaussianEmbeddings(mean=mean, var=var, coefficients=pi)
 
 
 class UEC:

@@ -88,6 +88,12 @@ class ProbabilisticEncoder:
         FFN variant only, see above.
     curvature : {"ef", "mc_fisher"}
         Empirical Fisher (official) or label-sampled Fisher (see :class:`DiagLaplaceLinear`).
+    impute_dead_dims : bool
+        FFN variant: output dimensions whose LayerNorm gain is numerically zero
+        (all-MiniLM-L6-v2 has three) are constants with zero first-order
+        variance; they would dominate the total precision
+        :math:`\sum_d 1/\sigma_d^2`. When True they get the text's median
+        variance instead (neutral for the coefficients).
     scale : float > 0
         Per-model variance factor :math:`s_k`.
     input_scale : float > 0
@@ -109,7 +115,8 @@ class ProbabilisticEncoder:
 
     def __init__(self, encoder, method: str = "auto", dim: int | None = None, prior_precision: float = 1e-5,
                  prune: bool = False, propagation: str = "linearized", scale: float = 1.0,
-                 input_scale: float = float(np.sqrt(20.0)), curvature: str = "ef", rng=0,
+                 input_scale: float = float(np.sqrt(20.0)), curvature: str = "ef",
+                 impute_dead_dims: bool = True, rng=0,
                  name: str | None = None):
         if not isinstance(encoder, TextEncoder):
             raise InputError("encoder", f"got {type(encoder).__name__}", "a TextEncoder (see iclr26sci.embeddings.encoders)")
@@ -122,6 +129,7 @@ class ProbabilisticEncoder:
         self.scale = check_in_range(scale, "scale", 0.0, None, low_open=True)
         self.input_scale = check_in_range(input_scale, "input_scale", 0.0, None, low_open=True)
         self.curvature = check_option(curvature, "curvature", ("ef", "mc_fisher"))
+        self.impute_dead_dims = bool(impute_dead_dims)
         self.rng = rng
         self.name = name or encoder.name
         ffn_ok = isinstance(encoder, TransformerEncoder) and encoder.supports_ffn_laplace
@@ -209,6 +217,12 @@ class ProbabilisticEncoder:
             if self.propagation == "linearized":
                 gamma = self.encoder.ffn_output.LayerNorm.weight.detach().double().numpy()
                 var = self.laplace_.propagate(lin, out_scale=gamma, scale=self.scale)
+                dead = np.abs(gamma) <= 1e-12 * np.abs(gamma).max()
+                if self.impute_dead_dims and dead.any() and not dead.all():
+                    # outputs with zero LayerNorm gain are constants (the bias): zero variance that
+                    # carries no information; give them the text's median variance so they do not
+                    # dominate the total precision
+                    var[:, dead] = np.median(var[:, ~dead], axis=1, keepdims=True)
             else:
                 var = self.laplace_.propagate(code, scale=self.scale)
             return mean, var

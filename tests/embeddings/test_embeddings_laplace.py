@@ -153,3 +153,14 @@ def test_ensemble_and_encoder_input_errors(lsa, pairs):
     with pytest.raises(InputError, match="kind"):
         from iclr26sci.embeddings import WordVectorEncoder
         WordVectorEncoder(kind="glove")
+
+
+def test_mc_fisher_curvature(lsa, pairs):
+    a = ProbabilisticEncoder(lsa, curvature="mc_fisher", rng=5).fit_laplace(pairs, batch_size=6)
+    b = ProbabilisticEncoder(lsa, curvature="mc_fisher", rng=5).fit_laplace(pairs, batch_size=6)
+    np.testing.assert_array_equal(a.laplace_.fisher_, b.laplace_.fisher_)
+    assert np.all(np.isfinite(a.laplace_.fisher_)) and np.all(a.laplace_.fisher_ >= 0)
+    ef = ProbabilisticEncoder(lsa, rng=5).fit_laplace(pairs, batch_size=6)
+    assert not np.allclose(ef.laplace_.fisher_, a.laplace_.fisher_)
+    with pytest.raises(InputError, match="curvature"):
+        ProbabilisticEncoder(lsa, curvature="ggn")

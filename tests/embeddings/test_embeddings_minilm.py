@@ -51,6 +51,14 @@ def test_ffn_laplace_and_linearised_variance_vs_monte_carlo(mini):
     assert pe.method_ == "ffn" and pe.laplace_.var_.shape == (384, 1536) and pe.laplace_.n_data_ == 6
     z = pe.encode(TEXTS)
     assert z.mean.shape == (3, 384) and np.all(z.var > 0)
+    # MiniLM's zero-gain LayerNorm outputs get the median variance, not ~0
+    gamma = mini.ffn_output.LayerNorm.weight.detach().numpy()
+    dead = np.abs(gamma) <= 1e-12 * np.abs(gamma).max()
+    assert dead.any()
+    np.testing.assert_allclose(z.var[:, dead], np.median(z.var[:, ~dead], axis=1, keepdims=True) * np.ones(dead.sum()))
+    raw = ProbabilisticEncoder(mini, impute_dead_dims=False)
+    raw.laplace_ = pe.laplace_
+    assert np.all(raw.encode(TEXTS).var[:, dead] < 1e-12)
     # first-order propagation through LayerNorm + pooling vs sampling W (small posterior scale)
     s = 1e-10  # small posterior scale: the regime where first order is exact
     _, a, r, mask = mini._forward_capture(TEXTS[:2])
