@@ -32,10 +32,13 @@ def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, he
     log_s2, log_l, log_n, c = unpack_psi(psi)
     B, n, m = F.shape
     q = log_l.shape[-1]  # m (ARD) or 1 (isotropic)
-    D = (F[:, :, None, :] - F[:, None, :, :]) ** 2  # (B, n, n, m)
-    if q == 1 and m > 1:
-        D = D.sum(-1, keepdim=True)
-    E = (D * torch.exp(-2.0 * log_l)[:, None, None, :]).permute(0, 3, 1, 2)  # (B, q, n, n)
+    if q == 1:  # isotropic: one squared-distance matrix, never the (B, n, n, m) tensor
+        sq = (F * F).sum(-1)
+        D = (sq[:, :, None] + sq[:, None, :] - 2.0 * F @ F.transpose(-1, -2)).clamp_min(0.0)[:, None]
+        E = D * torch.exp(-2.0 * log_l)[:, :, None, None]  # (B, 1, n, n)
+    else:
+        D = (F[:, :, None, :] - F[:, None, :, :]) ** 2  # (B, n, n, m)
+        E = (D * torch.exp(-2.0 * log_l)[:, None, None, :]).permute(0, 3, 1, 2)  # (B, q, n, n)
     K = torch.exp(log_s2)[:, None, None] * torch.exp(-0.5 * E.sum(1))
     eye = torch.eye(n, dtype=F.dtype)
     noise = torch.exp(log_n)

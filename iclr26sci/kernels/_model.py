@@ -413,7 +413,13 @@ class TheoryInformedKernel(DeepKernelGP):
     prior_scale : float or None
         Standard deviation of the normal hyper-prior on the log-parameters
         (centred at the fixed initialisation); None for pure type-II ML.
+        The default 1.0 matters: with m ARD length-scales and few trials a
+        flat prior over-fits the inner problem and the outer objective then
+        learns uninformative features (measured: held-out r 0.25 vs 0.52).
     inner_iters : Newton iterations of the inner solver.
+    init : {"sta_pca", "random"}
+        ``sta_pca`` (MLP architectures) warm-starts the first layer from the
+        cluster centres of the synthetic neurons' spike-triggered averages.
 
     References
     ----------
@@ -425,9 +431,10 @@ class TheoryInformedKernel(DeepKernelGP):
     def __init__(self, feature_dim: int = 16, architecture: str = "conv", channels: int = 16, kernel_size: int = 5,
                  n_layers: int = 2, hidden=(64,), n_outer: int = 300, tasks_per_step: int = 8, lr: float = 3e-3,
                  weight_decay: float = 1e-4, hypergradient: str = "exact", task_specific: bool = True,
-                 response_transform: str = "sqrt", prior_scale: float | None = 3.0, inner_iters: int = 30,
-                 show_progress: bool = True):
+                 response_transform: str = "sqrt", prior_scale: float | None = 1.0, inner_iters: int = 30,
+                 init: str = "sta_pca", show_progress: bool = True):
         super().__init__(True, response_transform, prior_scale, inner_iters, 1.0)
+        self.init = init
         self.feature_dim = feature_dim
         self.architecture = architecture
         self.channels = channels
@@ -466,16 +473,53 @@ class TheoryInformedKernel(DeepKernelGP):
                                   self.n_layers, self.hidden)
         self.feature_extractor_ = ext.to(DTYPE)
         self.input_dim_ = input_dim
-        if calibrate is not None:  # data-dependent init: unit-variance features (as in LSUV)
-            with torch.no_grad():
-                Fc = self.feature_extractor_(torch.as_tensor(calibrate, dtype=DTYPE))
-                sd = Fc.std(0).clamp_min(1e-8)
-                last = [mod for mod in self.feature_extractor_.modules() if isinstance(mod, torch.nn.Linear)][-1]
-                last.weight /= sd[:, None]
-                last.bias.copy_((last.bias - Fc.mean(0)) / sd)
+        if calibrate is not None:
+            self._calibrate(calibrate)
         m = self.feature_dim
         self.meta_psi_ = default_psi(1, m, math.sqrt(m))[0]
         return self
+
+    def _calibrate(self, stimuli):
+        """Data-dependent init (as in LSUV): rescale the last layer to zero-mean, unit-variance features."""
+        with torch.no_grad():
+            Fc = self.feature_extractor_(torch.as_tensor(stimuli, dtype=DTYPE))
+            sd = Fc.std(0).clamp_min(1e-8)
+            last = [mod for mod in self.feature_extractor_.modules() if isinstance(mod, torch.nn.Linear)][-1]
+            last.weight /= sd[:, None]
+            last.bias.copy_((last.bias - Fc.mean(0)) / sd)
+
+    def _sta_pca_init(self, tasks, gen, max_tasks: int = 500):
+        """Warm start from the synthetic data only: clusters of the tasks' spike-triggered averages.
+
+        :math:`\\mathrm{sta}_\\tau = X_\\tau^\\top(z_\\tau - \\bar z_\\tau)/n_\\tau`, normalised; the first
+        linear layer's rows become the centres of a sign-invariant spherical k-means
+        of the normalised STAs. The theory is used only through its
+        synthetic neurons (a black box), as in the paper's framework.
+        """
+        idx = gen.choice(len(tasks), min(len(tasks), max_tasks), replace=False)
+        S = []
+        for i in idx:
+            t = tasks[int(i)]
+            X = np.concatenate([t.X_support, t.X_query])
+            z = transform_responses(np.concatenate([t.y_support, t.y_query]), self.response_transform, "tasks")
+            sta = X.T @ (z - z.mean()) / len(z)
+            S.append(sta / (np.linalg.norm(sta) + 1e-12))
+        S = np.asarray(S)
+        first = [mod for mod in self.feature_extractor_.modules() if isinstance(mod, torch.nn.Linear)][0]
+        k = min(first.weight.shape[0], len(S))
+        # sign-invariant spherical k-means: centres are the principal directions of their clusters,
+        # so each deep feature starts as one typical receptive field of the theory
+        C = S[gen.choice(len(S), k, replace=False)]
+        for _ in range(25):
+            lab = np.argmax(np.abs(S @ C.T), 1)
+            for j in range(k):
+                mem = S[lab == j]
+                if len(mem):
+                    C[j] = np.linalg.eigh(mem.T @ mem)[1][:, -1]
+        with torch.no_grad():
+            first.weight[:k] = torch.as_tensor(C, dtype=DTYPE)
+            first.bias.zero_()
+        self.sta_centres_ = C
 
     def _batch_tensors(self, tasks, idx):
         ts = [tasks[int(i)] for i in idx]
@@ -521,6 +565,7 @@ class TheoryInformedKernel(DeepKernelGP):
         check_in_range(self.lr, "lr", 0.0, None, low_open=True)
         check_in_range(self.weight_decay, "weight_decay", 0.0, None)
         check_option(self.hypergradient, "hypergradient", ["exact", "neumann", "none"])
+        check_option(self.init, "init", ["sta_pca", "random"])
         if len(tasks) == 0:
             raise InputError("tasks", "is empty", "at least one task")
         gen = as_generator(rng)
@@ -528,7 +573,10 @@ class TheoryInformedKernel(DeepKernelGP):
         if not hasattr(first, "X_support"):
             raise InputError("tasks", f"has items of type {type(first).__name__}", "Task objects (TheoryTaskSampler)")
         calib = np.concatenate([tasks[int(i)].X_support for i in gen.choice(len(tasks), min(len(tasks), 8), replace=False)])
-        self.init_extractor(first.X_support.shape[1], gen, calibrate=calib)
+        self.init_extractor(first.X_support.shape[1], gen, calibrate=None)
+        if self.init == "sta_pca" and self.architecture == "mlp":
+            self._sta_pca_init(tasks, gen)
+        self._calibrate(calib)
         if hasattr(tasks, "groups"):
             groups = tasks.groups()
         else:
