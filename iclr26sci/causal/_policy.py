@@ -114,6 +114,16 @@ def as_policy_matrix(policy, X, n_arms: int, name: str = "policy") -> np.ndarray
     return np.clip(arr, 0.0, None)
 
 
+def _smooth_scores(X, G):
+    """Ridge regression of each score column on an additive spline basis of ``X`` (denoised scores)."""
+    from ._nuisance import AdaptiveSplineBasis
+
+    B = AdaptiveSplineBasis().fit_transform(X)
+    B = np.hstack([np.ones((B.shape[0], 1)), B])
+    H = B.T @ B + 1e-3 * B.shape[0] * np.eye(B.shape[1]) * 1e-3
+    return B @ np.linalg.solve(H, B.T @ G)
+
+
 class SoftmaxLinearPolicy(_PolicyBase):
     """Softmax-linear ("logistic") policy :math:`\\pi_\\theta(a|x)=\\mathrm{softmax}(W^\\top[1,\\tilde x])_a`.
 
@@ -153,9 +163,12 @@ class SoftmaxLinearPolicy(_PolicyBase):
         self.scale_ = np.where(sd > 0, sd, 1.0)
         Z = self._design(X)
         p = Z.shape[1]
-        Gs = (G - G.mean(axis=1, keepdims=True))
-        gscale = float(np.std(Gs)) or 1.0
-        Gs = Gs / gscale
+        Gc = G - G.mean(axis=1, keepdims=True)
+        # scale by the spread of the *smoothed* scores, so that noisy (one-step) scores are not
+        # regularised more strongly than their plug-in counterparts
+        Gsm = _smooth_scores(X, Gc)
+        gscale = float(np.std(Gsm)) or float(np.std(Gc)) or 1.0
+        Gs, Gsm = Gc / gscale, Gsm / gscale
         lam = self.l2
 
         def fun(w):
@@ -169,7 +182,9 @@ class SoftmaxLinearPolicy(_PolicyBase):
             return obj, grad.ravel()
 
         gen = as_generator(self.rng)
-        starts = [np.zeros(p * K), self._warm_start(Z, Gs)]
+        # noisy (e.g. one-step) scores make the per-unit argmin a poor start: also start from the
+        # classification reduction on scores smoothed by a spline regression on x
+        starts = [np.zeros(p * K), self._warm_start(Z, Gs), self._warm_start(Z, Gsm)]
         starts += [gen.normal(scale=1.0, size=p * K) for _ in range(self.n_restarts)]
         best = None
         for w0 in starts:

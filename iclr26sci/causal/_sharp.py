@@ -69,6 +69,13 @@ def _seed(rng) -> int:
     return int(as_generator(rng).integers(2**31 - 1))
 
 
+def _fixed_seed(rng) -> int:
+    """An int seed reused across repeated cross-fits (an int rng is kept as is)."""
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return int(rng)
+    return _seed(rng)
+
+
 # ------------------------------------------------------------------------------------------ scores
 def score_matrix(nuis: CrossFitNuisances, Y, A, gamma: float, direction: str = "upper",
                  estimator: str = "efficient", quantile_term_sign: int = 1) -> np.ndarray:
@@ -409,7 +416,7 @@ def sensitivity_curve(data, policy, gammas, *, outcome: str = "loss", cv: int = 
     X, A, Y, K, _ = _coerce_data(data, min_per_arm=max(cv, 2))
     P = as_policy_matrix(policy, X, K)
     P0 = as_policy_matrix(baseline, X, K, "baseline") if baseline is not None else None
-    seed = _seed(rng)
+    seed = _fixed_seed(rng)
     L = sgn * Y
     if propensity is None:
         propensity = cross_fit_nuisances(X, A, L, K, [], cv=cv, nuisance=nuisance, rng=seed).e
@@ -458,7 +465,7 @@ def breakdown_gamma(data, policy, baseline=None, *, form: str = "tight", outcome
     """
     gamma_max = check_in_range(gamma_max, "gamma_max", 1.0, None, low_open=True)
     tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
-    seed = _seed(rng)
+    seed = _fixed_seed(rng)
     kw = dict(outcome=outcome, cv=cv, nuisance=nuisance, baseline=baseline if baseline is not None else "uniform",
               form=form, alpha=alpha, rng=seed)
     X, A, Y, K, _ = _coerce_data(data, min_per_arm=max(check_positive_int(cv, "cv"), 2))
