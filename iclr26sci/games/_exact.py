@@ -1,0 +1,414 @@
+r"""Exact equilibria of polymatrix games.
+
+* Zero-sum polymatrix games: the linear program of Cai, Candogan, Daskalakis &
+  Papadimitriou (2016),
+
+  .. math::
+
+      \min_{x,w}\ \sum_u w_u \quad\text{s.t.}\quad w_u\mathbf 1\ \ge\ \sum_{v\in N(u)} M_{uv}x_v,
+      \quad x_u\in\Delta(A_u),
+
+  whose optimum is 0 and whose optimal :math:`x` are exactly the Nash equilibria.
+  HiGHS's dual simplex for small games, its interior point with crossover for
+  large ones. An alternative exact route (``method="support"``): optimistic
+  gradient play on the monotone equilibrium variational inequality, support
+  identification, and an exact linear solve on the identified supports;
+  every answer carries the certificate ``max gap < tol``, with the LP as the
+  fallback.
+* General-sum polymatrix games: Lemke's complementary pivoting on the LCP of
+  Miller & Zucker (1991) (payoffs shifted to be strictly negative, which
+  makes the LCP matrix copositive-plus, so Lemke's method ends at a solution).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from iclr26sci.core import InputError, check_in_range, check_option, check_positive_int
+
+from ._game import CITATION, PolymatrixGame
+
+__all__ = ["EquilibriumResult", "solve_equilibrium", "zero_sum_lp", "lemke_equilibrium"]
+
+
+@dataclass(frozen=True)
+class EquilibriumResult:
+    """An exact equilibrium with its certificate.
+
+    Attributes
+    ----------
+    strategies : ndarray (N, A) or list
+        The equilibrium profile.
+    nash_gap : ndarray (N,)
+        Per-player Nash gaps at ``strategies`` (in the game's normalisation).
+    max_gap : float
+        ``nash_gap.max()``: the certificate (below ``tol`` when ``certified``).
+    certified : bool
+    method : str
+        ``"lp"``, ``"support"`` (extragradient + exact support solve) or ``"lemke"``.
+    objective : float
+        LP optimum (0 for zero-sum games), ``nan`` for Lemke.
+    seconds : float
+    info : dict
+    """
+
+    strategies: object
+    nash_gap: np.ndarray
+    max_gap: float
+    certified: bool
+    method: str
+    objective: float
+    seconds: float
+    info: dict = field(default_factory=dict)
+    citation: str = CITATION
+
+    def __array__(self, dtype=None, copy=None):  # lets np.asarray(result) give the profile
+        return np.asarray(self.strategies, dtype=dtype)
+
+
+def _valid_index(game: PolymatrixGame) -> np.ndarray:
+    return np.flatnonzero(game._mask.ravel())
+
+
+def _player_of(game: PolymatrixGame, valid: np.ndarray) -> np.ndarray:
+    return valid // game._amax
+
+
+# ----------------------------------------------------------------------------- the CCDP LP
+def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndarray, float, dict]:
+    """Solve the CCDP LP with HiGHS (through scipy); returns padded x (N, Amax), objective, info."""
+    from scipy.optimize import linprog
+
+    from iclr26sci.optim import SolverError
+
+    n, amax = game._n, game._amax
+    valid = _valid_index(game)
+    k = valid.size
+    owner = _player_of(game, valid)
+    big = game._matrix()[valid][:, valid].tocsr()          # unnormalised
+    e_t = sp.csr_matrix((np.ones(k), (np.arange(k), owner)), shape=(k, n))
+    a_ub = sp.hstack([big, -e_t], format="csr")
+    a_eq = sp.hstack([e_t.T, sp.csr_matrix((n, n))], format="csr")
+    c = np.concatenate([np.zeros(k), np.ones(n)])
+    bounds = [(0, None)] * k + [(None, None)] * n
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=np.ones(n), bounds=bounds, method=method)
+    if res.status != 0:
+        raise SolverError(str(res.status), res.message, "HiGHS")
+    x = np.zeros(n * amax)
+    x[valid] = np.clip(res.x[:k], 0.0, None)
+    x = x.reshape(n, amax)
+    x /= x.sum(axis=1, keepdims=True)
+    return x, float(res.fun), {"solver": f"scipy.linprog({method})", "nit": int(getattr(res, "nit", -1))}
+
+
+# ----------------------------------------------------------------------------- fast exact route
+def _proj_simplex_rows(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Euclidean projection of every row onto its simplex (padded entries kept at 0)."""
+    big = np.where(mask, y, -np.inf)
+    u = -np.sort(-big, axis=1)
+    u_f = np.where(np.isfinite(u), u, 0.0)
+    css = np.cumsum(u_f, axis=1) - 1.0
+    ks = np.arange(1, y.shape[1] + 1)
+    cond = (u - css / ks > 0) & np.isfinite(u)
+    rho = cond.sum(axis=1)
+    theta = css[np.arange(y.shape[0]), rho - 1] / rho
+    return np.where(mask, np.maximum(y - theta[:, None], 0.0), 0.0)
+
+
+def _support_solve(game: PolymatrixGame, x: np.ndarray, tol_supp: float, tol_br: float):
+    """Exact equilibrium on the supports/best-response sets suggested by x (None if it fails)."""
+    n, amax = game._n, game._amax
+    g = game._grad(x, normalize=False)
+    gm = np.where(game._mask, g, -np.inf)
+    best = gm.max(axis=1)
+    supp = (x > tol_supp) & game._mask
+    br = (gm >= best[:, None] - tol_br) & game._mask
+    supp |= (gm == best[:, None]) & ~supp.any(axis=1, keepdims=True)
+    s_idx = np.flatnonzero(supp.ravel())
+    b_idx = np.flatnonzero(br.ravel())
+    ns = s_idx.size
+    big = game._matrix()
+    m_bs = big[b_idx][:, s_idx]
+    rows_b = b_idx // amax
+    cols_s = s_idx // amax
+    # unknowns: x_S (ns), w (n);   equations: M_BS x_S - w_owner = 0 ; sum_{S_u} x = 1
+    top = sp.hstack([m_bs, -sp.csr_matrix((np.ones(b_idx.size), (np.arange(b_idx.size), rows_b)),
+                                           shape=(b_idx.size, n))])
+    bot = sp.hstack([sp.csr_matrix((np.ones(ns), (cols_s, np.arange(ns))), shape=(n, ns)),
+                     sp.csr_matrix((n, n))])
+    a = sp.vstack([top, bot]).tocsr()
+    rhs = np.concatenate([np.zeros(b_idx.size), np.ones(n)])
+    try:
+        if a.shape[0] == a.shape[1]:
+            if a.shape[0] <= 8000:
+                sol = np.linalg.solve(a.toarray(), rhs)
+            else:
+                from scipy.sparse.linalg import spsolve
+
+                sol = spsolve(a.tocsc(), rhs)
+        else:
+            if a.shape[1] > 8000:
+                return None
+            sol = np.linalg.lstsq(a.toarray(), rhs, rcond=None)[0]
+    except (np.linalg.LinAlgError, RuntimeError):
+        return None
+    if not np.all(np.isfinite(sol)):
+        return None
+    xs = sol[:ns]
+    if xs.min() < -1e-9:
+        return None
+    out = np.zeros(n * amax)
+    out[s_idx] = np.clip(xs, 0.0, None)
+    out = out.reshape(n, amax)
+    sums = out.sum(axis=1, keepdims=True)
+    if np.any(sums <= 0):
+        return None
+    return out / sums
+
+
+def _support_route(game: PolymatrixGame, iters: int, tol: float, check_every: int = 200):
+    """Optimistic gradient play on the monotone VI of a zero-sum polymatrix game, with periodic
+    attempts to identify the supports and solve for the exact equilibrium on them.
+
+    Returns (certified profile or None, iterations used)."""
+    mask = game._mask
+    x = mask / game._acts[:, None]
+    big = game._matrix()
+    v = np.random.default_rng(0).standard_normal(big.shape[0])
+    for _ in range(20):
+        v = big.T @ (big @ v)
+        v /= np.linalg.norm(v)
+    lip = float(np.sqrt(np.linalg.norm(big.T @ (big @ v)))) + 1e-12
+    eta = 0.5 / lip
+    g_prev = game._grad(x, normalize=False)
+    for it in range(1, iters + 1):
+        g = game._grad(x, normalize=False)
+        if it % check_every == 0:
+            gap = float(game._gap(x, g).max())
+            for ts in (max(gap, 1e-6) ** 0.5 * 0.1, 1e-3, 1e-2):
+                cand = _support_solve(game, x, ts, max(10 * gap, 1e-8))
+                if cand is not None and _certify(game, cand) < tol:
+                    return cand, it
+        x = _proj_simplex_rows(x + eta * (2 * g - g_prev), mask)
+        g_prev = g
+    return None, iters
+
+
+def _certify(game: PolymatrixGame, x: np.ndarray) -> float:
+    """Max gap in the game's own normalisation."""
+    return float(game._gap(x, game._grad(x)).max())
+
+
+def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float = 1e-6,
+                      max_pivots: int = 100_000, first_order_iters: int = 20_000) -> EquilibriumResult:
+    r"""An exact Nash equilibrium of a polymatrix game, with a certificate.
+
+    Parameters
+    ----------
+    game : PolymatrixGame
+    method : {"auto", "lp", "support", "lemke"}
+        ``"auto"``: zero-sum games use the LP, general-sum games Lemke.
+        ``"lp"`` is the CCDP LP with HiGHS (dual simplex for small games,
+        interior point with crossover when the payoff matrix has more than
+        5e4 nonzeros); ``"support"`` is
+        optimistic gradient play followed by an exact linear solve on the
+        identified supports (zero-sum only), falling back to the LP when it
+        cannot certify; ``"lemke"`` works for every game (small N).
+    tol : float
+        Certificate: the returned profile has ``max_i gap_i < tol``
+        (``certified`` is False otherwise, e.g. when Lemke hits ``max_pivots``).
+
+    Returns
+    -------
+    EquilibriumResult
+
+    References
+    ----------
+    .. [1] Cai, Candogan, Daskalakis & Papadimitriou, "Zero-sum polymatrix games: a
+       generalization of minmax", Math. Oper. Res. 41(2), 2016.
+    .. [2] Miller & Zucker, "Copositive-plus Lemke algorithm solves polymatrix
+       games", Oper. Res. Lett. 10(5), 1991.
+    """
+    if not isinstance(game, PolymatrixGame):
+        raise InputError("game", f"got {type(game).__name__}", "a PolymatrixGame")
+    check_option(method, "method", ("auto", "lp", "support", "lemke"))
+    tol = check_in_range(tol, "tol", 0.0, low_open=True)
+    max_pivots = check_positive_int(max_pivots, "max_pivots")
+    first_order_iters = check_positive_int(first_order_iters, "first_order_iters")
+    zs = game.is_zero_sum() if method != "lemke" else False
+    if method in ("lp", "support") and not zs:
+        raise InputError("method", f"{method!r} needs a zero-sum game but this game is not zero-sum",
+                         "method='lemke' or 'auto' for general-sum games")
+    t0 = time.perf_counter()
+    info: dict = {}
+    if method == "auto":
+        if zs:
+            method = "lp"
+        else:
+            method = "lemke"
+    if method == "support":
+        cand, used = _support_route(game, first_order_iters, tol)
+        info["first_order_iterations"] = used
+        if cand is not None:
+            gaps = game._gap(cand, game._grad(cand))
+            return EquilibriumResult(game._unpad(cand), gaps, float(gaps.max()), True, "support",
+                                     float(game.utility(cand, normalize=False).sum()),
+                                     time.perf_counter() - t0, {**info, "fallback": False})
+        info["fallback"] = "support identification did not certify; solved the LP"
+        method = "lp"
+    if method == "lp":
+        x, obj, inf2 = zero_sum_lp(game, method="highs-ipm" if game._src.size * game._amax ** 2 > 50_000
+                                   else "highs")
+        info.update(inf2)
+        gaps = game._gap(x, game._grad(x))
+        return EquilibriumResult(game._unpad(x), gaps, float(gaps.max()), bool(gaps.max() < tol), "lp", obj,
+                                 time.perf_counter() - t0, info)
+    x, inf2 = lemke_equilibrium(game, max_pivots=max_pivots)
+    info.update(inf2)
+    gaps = game._gap(x, game._grad(x))
+    return EquilibriumResult(game._unpad(x), gaps, float(gaps.max()), bool(gaps.max() < tol), "lemke",
+                             float("nan"), time.perf_counter() - t0, info)
+
+
+# ----------------------------------------------------------------------------- Lemke
+def _lemke(m: np.ndarray, q: np.ndarray, d: np.ndarray, max_pivots: int):
+    """Lemke's method with covering vector d for w = q + M z, w, z >= 0, w'z = 0.
+
+    Dense tableau with lexicographic ratio test; returns (z, pivots, status).
+    """
+    n = q.size
+    # tableau rows: w - M z - d z0 = q  ->  [I | -M | -d | q]
+    orig = np.hstack([np.eye(n), -m, -d[:, None], q[:, None]]).astype(float)
+    tab = orig.copy()
+    basis = np.arange(n)                      # variables 0..n-1 are w, n..2n-1 are z, 2n is z0
+    if np.all(q >= 0):
+        return np.zeros(n), 0, "trivial"
+    ratios = q / d
+    r = int(np.argmin(ratios))
+    entering = 2 * n
+    pivots = 0
+
+    def pivot(row, col):
+        tab[row] /= tab[row, col]
+        colv = tab[:, col].copy()
+        colv[row] = 0.0
+        tab[:] -= np.outer(colv, tab[row])
+
+    leaving = basis[r]
+    pivot(r, entering)
+    basis[r] = entering
+    entering = leaving + n if leaving < n else leaving - n   # complement of the leaving variable
+    seen = set()
+    while pivots < max_pivots:
+        pivots += 1
+        if pivots % 50 == 0:   # refactorise: recompute the tableau from the original data
+            try:
+                tab[:] = np.linalg.solve(orig[:, basis], orig)
+            except np.linalg.LinAlgError:
+                return None, pivots, f"singular basis (dups={len(basis) - len(set(basis.tolist()))})"
+            key = (entering, tuple(np.sort(basis)))
+            if key in seen:
+                return None, pivots, "cycling"
+            seen.add(key)
+        col = tab[:, entering]
+        pos = np.flatnonzero(col > 1e-12)
+        if pos.size == 0:
+            return None, pivots, "ray termination"
+        rat = tab[pos, -1] / col[pos]
+        best = rat.min()
+        cand = pos[rat <= best + 1e-12 * max(1.0, abs(best))]
+        if cand.size > 1:
+            z0row = cand[basis[cand] == 2 * n]
+            if z0row.size:
+                cand = z0row
+            else:   # lexicographic tie-break on the basis-inverse columns
+                lex = tab[cand][:, :n] / col[cand][:, None]
+                order = np.lexsort(lex.T[::-1])
+                cand = cand[order[:1]]
+        row = int(cand[0])
+        leaving = basis[row]
+        pivot(row, entering)
+        basis[row] = entering
+        if leaving == 2 * n:
+            z = np.zeros(n)
+            for k, b in enumerate(basis):
+                if n <= b < 2 * n:
+                    z[b - n] = tab[k, -1]
+            return z, pivots, "solved"
+        entering = leaving + n if leaving < n else leaving - n
+    return None, pivots, "pivot cap"
+
+
+def lemke_equilibrium(game: PolymatrixGame, *, max_pivots: int = 100_000) -> tuple[np.ndarray, dict]:
+    r"""Nash equilibrium of a (general-sum) polymatrix game by Lemke's method.
+
+    LCP (Howson 1972; Miller & Zucker 1991) in unknowns :math:`z=(x, y)\ge 0`:
+
+    .. math::
+
+        w = \begin{pmatrix}0\\ -\mathbf 1\end{pmatrix}
+          + \begin{pmatrix}-\tilde{\mathbf M} & -E^\top\\ E & 0\end{pmatrix} z
+          \ \ge 0,\qquad w^\top z = 0,
+
+    where :math:`\tilde{\mathbf M}` is the payoff block matrix shifted so that
+    every block (including the diagonal and non-edge blocks) is strictly
+    negative — a change of every player's payoff by a constant, which leaves
+    the equilibria unchanged — and :math:`E` sums each player's actions.
+    Then :math:`-y_u` is player *u*'s value, :math:`y>0` forces
+    :math:`\mathbf 1^\top x_u=1`, and complementarity puts :math:`x_u` on best
+    responses. The matrix is copositive-plus
+    (:math:`z^\top Mz=-x^\top\tilde{\mathbf M}x\ge0`), so Lemke's method with
+    covering vector :math:`\mathbf 1` ends at a solution. (The spec's form
+    with :math:`v=v^+-v^-` is equivalent but degenerate on every basis, since
+    the rows of :math:`v^+` and :math:`v^-` are negatives of each other.)
+
+    Returns the padded profile (N, Amax) and an info dict; the dense tableau
+    has size :math:`(\sum_i A_i+2N)^2`, so this is for small and medium games.
+    """
+    n, amax = game._n, game._amax
+    valid = _valid_index(game)
+    k = valid.size
+    size = k + n
+    if size > 6000:
+        raise InputError("game", f"the LCP would have {size} rows (dense tableau of {size}x{size})",
+                         "a game with sum of action counts + N <= 6000 for Lemke")
+    big = game._matrix()[valid][:, valid].toarray()
+    big = big * game._scale(None)[_player_of(game, valid)][:, None]
+    shift = big.max() + 1.0
+    mt = big - shift                                  # every entry strictly negative
+    owner = _player_of(game, valid)
+    e = np.zeros((n, k))
+    e[owner, np.arange(k)] = 1.0
+    m = np.zeros((size, size))
+    m[:k, :k] = -mt
+    m[:k, k:] = -e.T
+    m[k:, :k] = e
+    # q_x = 0 makes every basis degenerate; a tiny fixed perturbation of q and of the covering
+    # vector (a payoff change below 1e-7) removes the ties, and the exact support solve below
+    # polishes the perturbed equilibrium back to an exact one of the original game.
+    pert = np.random.default_rng(12345)
+    scale = max(1.0, float(np.abs(mt).max()))
+    q = np.concatenate([1e-8 * scale * pert.uniform(1.0, 2.0, k), -np.ones(n)])
+    d = pert.uniform(1.0, 2.0, size)
+    z, piv, status = _lemke(m, q, d, max_pivots)
+    info = {"pivots": piv, "status": status, "lcp_size": size}
+    if z is None:
+        x = game._mask / game._acts[:, None]
+        return x, info
+    x = np.zeros(n * amax)
+    x[valid] = np.clip(z[:k], 0.0, None)
+    x = x.reshape(n, amax)
+    s = x.sum(axis=1, keepdims=True)
+    x = np.where(s > 0, x / np.where(s > 0, s, 1.0), game._mask / game._acts[:, None])
+    gap0 = _certify(game, x)
+    info["gap_before_polish"] = gap0
+    for ts in (1e-7, 1e-6, 1e-5):
+        cand = _support_solve(game, x, ts, 1e-5)
+        if cand is not None and _certify(game, cand) <= gap0:
+            info["polished"] = True
+            return cand, info
+    info["polished"] = False
+    return x, info
