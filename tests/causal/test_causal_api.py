@@ -218,3 +218,18 @@ def test_tree_policy_min_leaf_respected():
     G = rng.normal(size=(300, 2))
     t = TreePolicy(depth=3, min_leaf=40).fit(X, G)
     assert t.predict_proba(X).sum() == 300
+
+
+def test_mlp_policy_and_nuisances_small():
+    from iclr26sci.causal import MLPClassifier64, MLPRegressor64
+
+    data, _ = simulate_v1(600, 2.0, rng=1)
+    L = SharpPolicyLearner(2.0, cv=2, rng=0, policy_class="mlp",
+                           policy_params={"max_epochs": 15, "batch_size": 128}).fit(data)
+    P = L.predict_proba(data.X)
+    assert P.shape == (600, 2) and np.allclose(P.sum(1), 1)
+    nm = NuisanceModels(propensity=MLPClassifier64(max_epochs=10, batch_size=128),
+                        quantile=lambda lv: MLPRegressor64(loss="pinball", quantile=lv, max_epochs=10, batch_size=128),
+                        regression=MLPRegressor64(max_epochs=10, batch_size=128))
+    b = sharp_value_bounds(data, L, 2.0, cv=2, rng=0, nuisance=nm)
+    assert b.lower.value < b.upper.value
