@@ -227,6 +227,16 @@ def main(quick: bool):
     print(cmp.round(4).to_string())
     print(f"(best single on Lee similarity: {best_single})")
 
+    coef_rows = []
+    for label, items in [("Lee documents", lee_docs), ("Lee queries (1st sentence)", eval_q),
+                         ("single words", words), ("polarity sentences", pol_x)]:
+        M, V = sub("delta", items)
+        pi = uec_combine(M, V, T_d, reduce="mean").coefficients
+        coef_rows.append({"texts": label, **{f"mean pi[{n}]": float(pi[:, k].mean()) for k, n in enumerate(names)},
+                          "share of near one-hot (max pi > 0.99)": float(np.mean(pi.max(1) > 0.99))})
+    print("\n== UEC coefficients (tuned T) by kind of text ==")
+    print(pd.DataFrame(coef_rows).round(3).to_string(index=False))
+
     # ---------------------------------------------------------------- speed
     sents = [s for d in background for s in _sentences(d)]
     n_speed = 300 if quick else 1000

@@ -31,8 +31,11 @@ def uec_combine(member_means, member_vars, temperature: float = 2.0, *, eps: flo
     if M.shape != V.shape:
         return gaussian_convolution(member_means, member_vars, pi)  # raises the InputError
     # coefficients are valid by construction: skip the second validation pass
-    mean = np.einsum("nk,knd->nd", pi, M)
-    var = np.einsum("nk,knd->nd", pi**2, V)
+    mean = pi[:, 0, None] * M[0]
+    var = (pi[:, 0, None] ** 2) * V[0]
+    for k in range(1, M.shape[0]):  # loop over the K members, vectorised over texts
+        mean += pi[:, k, None] * M[k]
+        var += (pi[:, k, None] ** 2) * V[k]
     return GaussianEmbeddings(mean=mean, var=var, coefficients=pi)
 
 

@@ -228,7 +228,15 @@ class ProbabilisticEncoder:
             return mean, var
         E = self._adapter_inputs(texts, show_progress=show_progress)
         mean = E @ self.W0_.T
-        var = self.laplace_.propagate(E, scale=self.scale) if need_var else None
+        var = None
+        if need_var:
+            var = self.laplace_.propagate(E, scale=self.scale)
+            # an all-zero base embedding (e.g. LSA on out-of-vocabulary text) carries no information;
+            # the linearisation would call it certain (variance 0), so give it the prior predictive
+            # variance of an input of norm input_scale instead
+            empty = ~np.any(E != 0, axis=1)
+            if empty.any():
+                var[empty] = self.scale * self.input_scale**2 / self.prior_precision
         return mean, var
 
     def encode(self, texts, *, normalize: bool = True, variance_norm: str = "delta",

@@ -164,3 +164,14 @@ def test_mc_fisher_curvature(lsa, pairs):
     assert not np.allclose(ef.laplace_.fisher_, a.laplace_.fisher_)
     with pytest.raises(InputError, match="curvature"):
         ProbabilisticEncoder(lsa, curvature="ggn")
+
+
+def test_empty_base_embedding_gets_prior_variance(lsa, pairs):
+    pe = ProbabilisticEncoder(lsa, rng=0).fit_laplace(pairs, batch_size=6)
+    z = pe.encode(["qwxzv zzqqj", TEXTS[0]], normalize=False)
+    assert np.all(z.mean[0] == 0)
+    np.testing.assert_allclose(z.var[0], pe.input_scale**2 / pe.prior_precision)
+    assert np.all(z.var[1] < z.var[0])
+    ens = UEC([pe, ProbabilisticEncoder(encoders.fasttext_lee(vector_size=32, epochs=1), rng=1).fit_laplace(
+        pairs, batch_size=6)], temperature=1.0, reduce="mean")
+    assert ens.coefficients(["qwxzv zzqqj"])[0, 0] < 0.5  # the abstaining LSA member is down-weighted
