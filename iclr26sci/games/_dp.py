@@ -71,7 +71,8 @@ def _softmax_masked(logits: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, n
 def darp_dynamics(game: PolymatrixGame, *, rounds: int, step_size: float, lam: np.ndarray, sigma: float,
                   regularizer: str = "entropy", noise: str = "broadcast", rng: Any = None, replicates: int = 1,
                   track: bool = True, noise_draws: np.ndarray | None = None,
-                  forced: tuple[int, np.ndarray] | None = None, x0: np.ndarray | None = None) -> dict:
+                  forced: tuple[int, np.ndarray] | None = None, x0: np.ndarray | None = None,
+                  watch: int | None = None) -> dict:
     r"""Run the DP-DARP dynamics for ``replicates`` independent runs at once (vectorised).
 
     Parameters
@@ -87,8 +88,9 @@ def darp_dynamics(game: PolymatrixGame, *, rounds: int, step_size: float, lam: n
     Returns
     -------
     dict with ``x`` (R, N, Amax) last iterate, ``messages_k`` when forced,
-    ``max_gap``/``mean_gap`` (R, T+1) when ``track``, ``sent`` (R, T, Amax) of
-    player ``forced[0]`` / player 0.
+    ``max_gap``/``mean_gap`` (R, T+1) when ``track``, and for the watched
+    player (``forced[0]``, else ``watch``, else player 0) its messages ``sent`` and its
+    strategies ``own`` (R, T, Amax) in every round.
     """
     gen = as_generator(rng)
     n, amax = game._n, game._amax
@@ -99,13 +101,15 @@ def darp_dynamics(game: PolymatrixGame, *, rounds: int, step_size: float, lam: n
     logx = np.where(mask, np.log(np.where(mask, x, 1.0)), 0.0)
     hist_max = np.zeros((r, rounds + 1)) if track else None
     hist_mean = np.zeros((r, rounds + 1)) if track else None
-    k_watch = forced[0] if forced is not None else 0
+    k_watch = forced[0] if forced is not None else (0 if watch is None else int(watch))
     sent = np.zeros((r, rounds, amax))
+    own = np.zeros((r, rounds, amax))
     if track:
         gp = game._gap(x, game._grad(x))
         hist_max[:, 0], hist_mean[:, 0] = gp.max(axis=1), gp.mean(axis=1)
     scale = game._scale(None)[:, None]
     for t in range(rounds):
+        own[:, t] = x[:, k_watch]
         if noise == "broadcast":
             if noise_draws is not None:
                 xi = noise_draws[:, t] * sigma
@@ -136,7 +140,7 @@ def darp_dynamics(game: PolymatrixGame, *, rounds: int, step_size: float, lam: n
         if track:
             gp = game._gap(x, game._grad(x))
             hist_max[:, t + 1], hist_mean[:, t + 1] = gp.max(axis=1), gp.mean(axis=1)
-    out = {"x": x, "sent": sent}
+    out = {"x": x, "sent": sent, "own": own}
     if track:
         out["max_gap"], out["mean_gap"] = hist_max, hist_mean
     return out
