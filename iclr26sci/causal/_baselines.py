@@ -4,9 +4,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from iclr26sci.core import Estimate, InputError, as_generator, check_array, check_in_range, check_option
+from iclr26sci.core import Estimate, InputError, check_array, check_in_range, check_option
 
-from ._msm import CITATION
 from ._nuisance import cross_fit_nuisances
 from ._policy import _PolicyBase, as_policy_matrix
 from ._sharp import _check_common, _coerce_data, _outcome_sign, _seed
