@@ -11,7 +11,7 @@ from ._mdp import Demonstrations, TabularMDP, detect_reward_grid, discretise_rew
 from ._mimic import mimic_md
 from ._policies import (HistoryPolicy, MarkovPolicy, Policy, ProjectedHistoryPolicy, ReturnAugmentedPolicy,
                         TabularHistoryPolicy)
-from ._rskt import RSKT, rs_kt, rs_kt_lp_size
+from ._rskt import RSKT, build_rs_kt_lp, rs_kt, rs_kt_lp_size
 
 CITATION = ("F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. "
             "ICLR 2026. arXiv:2509.12026")
@@ -22,5 +22,5 @@ __all__ = [
     "TabularHistoryPolicy",
     "return_distribution", "occupancy", "averaged_policy", "empirical_return_distribution", "grid_wasserstein",
     "risk_sensitive_expert", "random_markov_expert", "random_nonmarkov_expert", "markov_insufficiency_instance",
-    "rs_bc", "RSBC", "bc", "rs_kt", "RSKT", "rs_kt_lp_size", "mimic_md", "CITATION",
+    "rs_bc", "RSBC", "bc", "rs_kt", "RSKT", "rs_kt_lp_size", "build_rs_kt_lp", "mimic_md", "CITATION",
 ]

@@ -15,7 +15,7 @@ from ._evaluate import _check_mdp, _normalise_occupancy, _transitions
 from ._mdp import INDEX_DTYPE, TabularMDP, as_demonstrations, discretise_reward
 from ._policies import ReturnAugmentedPolicy
 
-__all__ = ["rs_kt", "RSKT", "rs_kt_lp_size"]
+__all__ = ["rs_kt", "RSKT", "rs_kt_lp_size", "build_rs_kt_lp"]
 
 
 def _reachable(mdp: TabularMDP, k: np.ndarray, tr: _Transitions):
@@ -43,61 +43,13 @@ def rs_kt_lp_size(n_states: int, n_actions: int, horizon: int, theta: float) -> 
     return int(sum(per)), int(round(horizon / theta)) + 1
 
 
-def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", return_info: bool = False,
-          max_iter: int = 5000, tol: float = 1e-10):
-    r"""RS-KT: the policy in :math:`\Pi(r^\theta)` whose :math:`r^\theta`-return law is
-    closest in :math:`W_1` to the experts' empirical one (transitions known).
-
-    Solves, over occupancies :math:`d_h(s,y,a) \ge 0`,
-
-    .. math::
-        \min_d\ \theta\sum_g \Big|F_d(g) - \hat F(g)\Big| \quad\text{s.t.}\quad
-        \sum_a d_1(s,0,a) = \mu_0(s),\quad
-        \sum_a d_{h+1}(s',y',a) = \sum_{s,a,y:\,y+k_h(s,a)=y'} d_h(s,y,a)\,p_h(s'|s,a),
-
-    with :math:`F_d(g) = \sum_{s,a,y:\,y+k_H(s,a)\le g} d_H(s,y,a)` and :math:`\hat F` the
-    empirical CDF of the experts' discretised return indices. Only (s, y) pairs reachable
-    under the dynamics get variables; the LP is sparse and solved by HiGHS. The policy is
-    :math:`\hat\pi_h(a|s,y) = d_h(s,y,a)/\sum_{a'} d_h(s,y,a')` (uniform where 0).
-
-    Parameters
-    ----------
-    mdp : TabularMDP
-        Known transitions and reward.
-    demos : Demonstrations or (states, actions)
-    theta : float
-        Discretisation step.
-    method : {"colgen", "lp"}
-        ``"lp"``: the occupancy LP above in one piece (sparse, HiGHS). ``"colgen"`` (default):
-        the same LP by Dantzig-Wolfe column generation: the master LP mixes return-index laws
-        of deterministic policies in :math:`\Pi(r^\theta)` and each pricing step is one backward
-        dynamic program maximising :math:`\mathbb E[\Lambda(y_{H+1})]` for the master's dual
-        prices :math:`\Lambda`; the policy is the normalised mixture occupancy. Both reach the
-        same optimal value; column generation is much faster for large S.
-    max_iter, tol : int, float
-        Column-generation limits (reduced-cost tolerance).
-    return_info : bool
-        Also return a dict with the LP value (``w_lp``, in return units), the empirical law
-        ``eta_hat`` of the :math:`r^\theta`-return, LP sizes and timings.
-
-    Returns
-    -------
-    ReturnAugmentedPolicy, or (policy, info)
-
-    References
-    ----------
-    F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026, arXiv:2509.12026.
-    """
+def build_rs_kt_lp(mdp: TabularMDP, demos, theta: float) -> dict:
+    """The RS-KT occupancy LP as sparse matrices (``c, A_ub, b_ub, A_eq, b_eq, bounds``) plus the
+    bookkeeping to map a solution back to occupancies; used by ``rs_kt(method="lp")`` and benchmarks."""
     _check_mdp(mdp)
     theta = mdp.check_theta(theta)
-    method = check_option(method, "method", ("colgen", "lp"))
-    max_iter = check_positive_int(max_iter, "max_iter")
-    tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
     d = as_demonstrations(demos, S, A, H)
-    if method == "colgen":
-        return _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol)
-    t0 = time.perf_counter()
     low = mdp.reward_range[0]
     k = discretise_reward(mdp.r, theta, low)
     tr = _transitions(mdp)
@@ -163,6 +115,72 @@ def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", retur
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
     bounds[iF:iF + G] = (0.0, 1.0)
+    return dict(c=c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, pairs=pairs, base=base,
+                n_d=n_d, n_var=n_var, G=G, hist=hist, k=k, m=m, n_rows=row0, low=low)
+
+
+def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", return_info: bool = False,
+          max_iter: int = 5000, tol: float = 1e-7):
+    r"""RS-KT: the policy in :math:`\Pi(r^\theta)` whose :math:`r^\theta`-return law is
+    closest in :math:`W_1` to the experts' empirical one (transitions known).
+
+    Solves, over occupancies :math:`d_h(s,y,a) \ge 0`,
+
+    .. math::
+        \min_d\ \theta\sum_g \Big|F_d(g) - \hat F(g)\Big| \quad\text{s.t.}\quad
+        \sum_a d_1(s,0,a) = \mu_0(s),\quad
+        \sum_a d_{h+1}(s',y',a) = \sum_{s,a,y:\,y+k_h(s,a)=y'} d_h(s,y,a)\,p_h(s'|s,a),
+
+    with :math:`F_d(g) = \sum_{s,a,y:\,y+k_H(s,a)\le g} d_H(s,y,a)` and :math:`\hat F` the
+    empirical CDF of the experts' discretised return indices. Only (s, y) pairs reachable
+    under the dynamics get variables; the LP is sparse and solved by HiGHS. The policy is
+    :math:`\hat\pi_h(a|s,y) = d_h(s,y,a)/\sum_{a'} d_h(s,y,a')` (uniform where 0).
+
+    Parameters
+    ----------
+    mdp : TabularMDP
+        Known transitions and reward.
+    demos : Demonstrations or (states, actions)
+    theta : float
+        Discretisation step.
+    method : {"colgen", "lp"}
+        ``"lp"``: the occupancy LP above in one piece (sparse, HiGHS). ``"colgen"`` (default):
+        the same LP by Dantzig-Wolfe column generation: the master LP mixes return-index laws
+        of deterministic policies in :math:`\Pi(r^\theta)` and each pricing step is one backward
+        dynamic program maximising :math:`\mathbb E[\Lambda(y_{H+1})]` for the master's dual
+        prices :math:`\Lambda`; the policy is the normalised mixture occupancy. Both reach the
+        same optimal value; column generation is much faster for large S.
+    max_iter, tol : int, float
+        Column-generation limits. It stops when the most negative reduced cost is above ``-tol``
+        (then, as the mixture weights sum to one, the master value is within ``tol`` of the LP
+        optimum) or when pricing returns a column already in the master (the duals are then
+        exact up to the solver's tolerance).
+    return_info : bool
+        Also return a dict with the LP value (``w_lp``, in return units), the empirical law
+        ``eta_hat`` of the :math:`r^\theta`-return, LP sizes and timings.
+
+    Returns
+    -------
+    ReturnAugmentedPolicy, or (policy, info)
+
+    References
+    ----------
+    F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026, arXiv:2509.12026.
+    """
+    _check_mdp(mdp)
+    theta = mdp.check_theta(theta)
+    method = check_option(method, "method", ("colgen", "lp"))
+    max_iter = check_positive_int(max_iter, "max_iter")
+    tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
+    H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    d = as_demonstrations(demos, S, A, H)
+    if method == "colgen":
+        return _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol)
+    t0 = time.perf_counter()
+    lp = build_rs_kt_lp(mdp, d, theta)
+    c, A_ub, b_ub, A_eq, b_eq, bounds = (lp[key] for key in ("c", "A_ub", "b_ub", "A_eq", "b_eq", "bounds"))
+    pairs, base, n_d, n_var, G, hist, k, m, row0, low = (
+        lp[key] for key in ("pairs", "base", "n_d", "n_var", "G", "hist", "k", "m", "n_rows", "low"))
     t_build = time.perf_counter() - t0
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds)
     t_solve = time.perf_counter() - t0 - t_build
@@ -257,8 +275,10 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
         return np.cumsum(np.bincount(y, weights=p, minlength=G))[:m]
 
     cols_F, cols_acts = [], []
+    seen = set()
     for lam in (np.arange(G, dtype=float), -np.arange(G, dtype=float)):
         acts, _ = _price(mdp, k, lam)
+        seen.add(acts.tobytes())
         cols_acts.append(acts)
         cols_F.append(column(acts))
     converged, it, value = False, 0, 0.0
@@ -275,9 +295,11 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
             lam[:m] = np.cumsum(lam_g[::-1])[::-1]                    # Lambda(g') = sum_{g >= g'} lam_g
             acts, best = _price(mdp, k, lam)
             reduced = -u - best
-            converged = reduced > -tol * max(1.0, theta * G)
+            key = acts.tobytes()
+            converged = reduced > -tol or key in seen
             if converged or it >= max_iter:
                 break
+            seen.add(key)
             cols_acts.append(acts)
             cols_F.append(column(acts))
             master.add(cols_F[-1])
@@ -297,6 +319,7 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
     pol = ReturnAugmentedPolicy(_normalise_occupancy(occ), k, theta)
     info = {"w_lp": float(value), "eta_hat": DiscreteLaw(H * low + theta * np.arange(G), hist),
             "n_columns": len(cols_F), "n_master_lps": n_lp, "converged": bool(converged),
+            "reduced_cost": float(reduced) if m else 0.0,
             "n_variables": len(cols_F) + m, "full_grid_size": rs_kt_lp_size(S, A, H, theta),
             "build_seconds": 0.0, "solve_seconds": t_solve, "occupancy": occ, "method": "colgen"}
     pol.info = {key: v for key, v in info.items() if key != "occupancy"}
