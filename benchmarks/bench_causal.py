@@ -134,6 +134,33 @@ def pipeline_timing(n=50_000, d=10, seed=0):
         D = d_old
 
 
+def paper_table(gammas=(2.0, 6.0, 10.0), seeds=(0, 1, 2), n_train=5000, n_test=5000):
+    """The paper's synthetic experiment (official repository DGP, d = 1): regret vs uniform on noise-free
+    test potential outcomes, Gamma_model = Gamma_data, same nuisances for every method."""
+    from iclr26sci.causal import simulate_paper_dgp
+
+    rows = []
+    for g in gammas:
+        for seed in seeds:
+            tr, _ = simulate_paper_dgp(n_train, g, rng=seed)
+            te, truth = simulate_paper_dgp(n_test, g, rng=10_000 + seed)
+            Yp = truth["Y_potential"]
+            v_unif = float(np.mean(Yp.mean(1)))
+            lv = quantile_level(g, "upper")
+            nuis = cross_fit_nuisances(tr.X, tr.A, tr.Y, 2, [lv], cv=5, rng=seed)
+            pols = {}
+            for est in ("efficient", "plugin", "dr", "ipw"):
+                G = score_matrix(nuis, tr.Y, tr.A, g, "upper", est)
+                pols[est] = SoftmaxLinearPolicy(rng=seed).fit(tr.X, G)
+            pols["kallus-zhou"] = KallusZhouLearner(g, cv=5, rng=seed).fit(tr, propensity=nuis.e)
+            for name, pol in pols.items():
+                P = pol.predict_proba(te.X)
+                rows.append({"gamma": g, "seed": seed, "method": name,
+                             "regret": float(np.mean(np.sum(P * Yp, 1))) - v_unif})
+    df = pd.DataFrame(rows)
+    return df.pivot_table(index="method", columns="gamma", values="regret", aggfunc="mean")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -154,6 +181,11 @@ def main(argv=None):
     print(f"V1 extremal law, Gamma={GAMMA}, d={D}, K=2; regret vs uniform (lower is better); "
           f"seeds per n: {len(seeds)} (1 at n=50000)")
     print(agg.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print("\nPaper's synthetic DGP (repository simulator, n_train=5000, softmax-linear policies, basis nuisances): "
+          "mean regret vs uniform on noise-free test outcomes (lower is better; paper's table: efficient -1.12, "
+          "-0.89, -0.64 at Gamma 2, 6, 10 with 64-32 MLPs; oracle -1.408)")
+    pt = paper_table((2.0, 6.0), (0,)) if args.quick else paper_table()
+    print(pt.to_string(float_format=lambda v: f"{v:.3f}"))
     if not args.quick:
         print("\nPipeline timing (default nuisances, 5-fold cross-fitting):")
         print(pipeline_timing().to_string(index=False, float_format=lambda v: f"{v:.4f}"))

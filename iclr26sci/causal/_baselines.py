@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import softmax
 
 from iclr26sci.core import Estimate, InputError, check_array, check_in_range, check_option
 
 from ._nuisance import cross_fit_nuisances
-from ._policy import _PolicyBase, as_policy_matrix
+from ._msm import ipw_scores
+from ._policy import SoftmaxLinearPolicy, _PolicyBase, as_policy_matrix
 from ._sharp import _check_common, _coerce_data, _outcome_sign, _seed
 
 __all__ = ["msm_weight_bounds", "max_weighted_ratio", "KallusZhouLearner", "zsb_apo_bound"]
@@ -66,7 +68,8 @@ class KallusZhouLearner(_PolicyBase):
         \\frac{\\sum_i W_i\\,(\\pi_\\theta-\\pi_0)(A_i\\mid X_i)\\,Y_i}{\\sum_i W_i}
 
     The inner maximum is solved exactly by :func:`max_weighted_ratio`; the outer problem by
-    Adam on the Danskin subgradient with a softmax-linear policy.
+    Adam on the Danskin subgradient (best iterate kept) followed by L-BFGS, started from the
+    uniform policy and from the standard IPW policy, with a softmax-linear policy.
 
     Parameters
     ----------
@@ -76,6 +79,9 @@ class KallusZhouLearner(_PolicyBase):
     cv : int (cross-fitting of the propensity)
     nuisance : nuisance models (only the propensity is used)
     lr, n_iter, l2 : Adam step size, iterations, ridge penalty
+    n_restarts : int
+        Random starts (N(0, 5^2) weights) besides the uniform and IPW starts; the objective has a
+        spurious local minimum at the uniform policy, so restarts matter.
     deterministic : bool
     rng : seed
 
@@ -85,7 +91,9 @@ class KallusZhouLearner(_PolicyBase):
     """
 
     def __init__(self, gamma: float = 2.0, baseline=None, outcome: str = "loss", cv: int = 5, nuisance=None,
-                 lr: float = 0.05, n_iter: int = 300, l2: float = 1e-3, deterministic: bool = False, rng=None):
+                 lr: float = 0.05, n_iter: int = 300, l2: float = 1e-6, n_restarts: int = 2,
+                 deterministic: bool = False, rng=None):
+        self.n_restarts = n_restarts
         self.gamma = gamma
         self.baseline = baseline
         self.outcome = outcome
@@ -121,23 +129,50 @@ class KallusZhouLearner(_PolicyBase):
         Z = self._design(X)
         ys = float(np.std(L)) or 1.0
         Ls = L / ys
-        W = np.zeros((Z.shape[1], K))
-        m1, m2 = np.zeros_like(W), np.zeros_like(W)
-        b1, b2, eps = 0.9, 0.999, 1e-8
+        p = Z.shape[1]
         onehot = np.zeros((n, K))
         onehot[np.arange(n), A] = 1.0
-        for t in range(1, int(self.n_iter) + 1):
+        a_, b_ = self.a_, self.b_
+
+        def obj_grad(w):
+            W = w.reshape(p, K)
             P = softmax(Z @ W, axis=1)
             pA = P[np.arange(n), A]
-            R = (pA - p0) * Ls
-            _, Wt = max_weighted_ratio(R, self.a_, self.b_)
-            c = Wt * Ls / Wt.sum()                       # d objective / d pA_i
-            dlogits = (c * pA)[:, None] * (onehot - P)   # d pA / d logits
-            g = Z.T @ dlogits
+            val, Wt = max_weighted_ratio((pA - p0) * Ls, a_, b_)
+            c = Wt * Ls / Wt.sum()                       # Danskin: d objective / d pA_i at the inner optimum
+            g = Z.T @ ((c * pA)[:, None] * (onehot - P))
             g[1:] += self.l2 * W[1:]
-            m1 = b1 * m1 + (1 - b1) * g
-            m2 = b2 * m2 + (1 - b2) * g * g
-            W -= self.lr * (m1 / (1 - b1**t)) / (np.sqrt(m2 / (1 - b2**t)) + eps)
+            return val + 0.5 * self.l2 * np.sum(W[1:] ** 2), g
+
+        def adam(W, n_iter):
+            m1, m2 = np.zeros_like(W), np.zeros_like(W)
+            b1, b2, eps = 0.9, 0.999, 1e-8
+            best = (np.inf, W.copy())
+            for t in range(1, int(n_iter) + 1):
+                f, g = obj_grad(W.ravel())
+                if f < best[0]:
+                    best = (f, W.copy())
+                g = g.reshape(W.shape)
+                m1 = b1 * m1 + (1 - b1) * g
+                m2 = b2 * m2 + (1 - b2) * g * g
+                W = W - self.lr * (m1 / (1 - b1**t)) / (np.sqrt(m2 / (1 - b2**t)) + eps)
+            return best
+
+        # starts: uniform (zero weights) and the standard IPW policy learned on the same propensities; the
+        # Danskin-subgradient Adam run keeps the best iterate, then L-BFGS polishes it
+        ipw = SoftmaxLinearPolicy(rng=0).fit(X, ipw_scores(L, A, e))
+        W_ipw = ipw.coef_.copy()
+        gen = np.random.default_rng(seed)
+        starts = [np.zeros((p, K)), W_ipw] + [gen.normal(scale=5.0, size=(p, K)) for _ in range(self.n_restarts)]
+        best = None
+        for W0 in starts:
+            f, W1 = adam(W0, self.n_iter)
+            res = minimize(obj_grad, W1.ravel(), jac=True, method="L-BFGS-B", options={"maxiter": 200})
+            if res.fun < f:
+                f, W1 = res.fun, res.x.reshape(p, K)
+            if best is None or f < best[0]:
+                best = (f, W1)
+        W = best[1]
         self.coef_ = W
         P = self._proba(X) if not self.deterministic else self.predict_proba(X)
         pA = P[np.arange(n), A]
