@@ -106,6 +106,8 @@ def test_sensitivity_curve_and_breakdown(v1):
 def test_baselines_run(v1):
     kz = KallusZhouLearner(2.0, cv=2, rng=0, n_iter=100).fit(v1)
     assert kz.predict_proba(v1.X).shape == (v1.n, 2)
+    assert kz.regret_bound_ < 0                           # a robust improvement over uniform exists on V1
+    assert v1_true_value(kz.predict_proba, 2.0) < v1_true_value("uniform", 2.0)
     z = zsb_apo_bound(v1, 1, 2.0, cv=2, rng=0)
     s = sharp_value_bounds(v1, 1, 2.0, cv=2, rng=0)
     assert s.upper.value <= z.value + 3 * z.stderr
