@@ -9,6 +9,7 @@ from ._evaluate import averaged_policy, empirical_return_distribution, grid_wass
 from ._expert import markov_insufficiency_instance, random_markov_expert, random_nonmarkov_expert, risk_sensitive_expert
 from ._mdp import Demonstrations, TabularMDP, detect_reward_grid, discretise_reward
 from ._mimic import mimic_md
+from ._oracle import robust_rdm_oracle
 from ._policies import (HistoryPolicy, MarkovPolicy, Policy, ProjectedHistoryPolicy, ReturnAugmentedPolicy,
                         TabularHistoryPolicy)
 from ._rskt import RSKT, build_rs_kt_lp, rs_kt, rs_kt_lp_size
@@ -22,5 +23,5 @@ __all__ = [
     "TabularHistoryPolicy",
     "return_distribution", "occupancy", "averaged_policy", "empirical_return_distribution", "grid_wasserstein",
     "risk_sensitive_expert", "random_markov_expert", "random_nonmarkov_expert", "markov_insufficiency_instance",
-    "rs_bc", "RSBC", "bc", "rs_kt", "RSKT", "rs_kt_lp_size", "build_rs_kt_lp", "mimic_md", "CITATION",
+    "rs_bc", "RSBC", "bc", "rs_kt", "RSKT", "rs_kt_lp_size", "build_rs_kt_lp", "mimic_md", "robust_rdm_oracle", "CITATION",
 ]

@@ -156,3 +156,31 @@ def test_rs_kt_medium_problem_solves(small):
     assert info["converged"]
     w = return_distribution(mdp, pol).wasserstein(return_distribution(mdp, expert))
     assert w < 0.2
+
+
+def test_robust_oracle_exact_and_optimal_against_feasible_policies():
+    from iclr26sci.imitation import empirical_return_distribution, robust_rdm_oracle
+
+    mdp = TabularMDP.random(2, 2, 3, reward_grid=0.1, sparsity=0.3, rng=1)
+    expert = random_nonmarkov_expert(mdp, rng=2)
+    demos = mdp.rollout(expert, 100, rng=3)
+    g = np.random.default_rng(0)
+    Rs = np.stack([mdp.r, np.rint(g.random((3, 2, 2)) * 10) / 10, np.rint(g.random((3, 2, 2)) * 10) / 10])
+    pol, info = robust_rdm_oracle(mdp, demos, Rs, return_info=True)
+
+    def robust(p):
+        return max(return_distribution(mdp, p, reward=r).wasserstein(empirical_return_distribution(demos, r))
+                   for r in Rs)
+
+    # the LP value is the policy's exact robust objective
+    assert robust(pol) == pytest.approx(info["value"], abs=1e-8)
+    # and no feasible policy does better: the expert, RS-KT, BC, random Markov policies
+    for other in [expert, rs_kt(mdp, demos, 0.1), bc(demos)] + [random_markov_expert(mdp, rng=s) for s in range(5)]:
+        assert info["value"] <= robust(other) + 1e-8
+    with pytest.raises(InputError, match="rewards"):
+        robust_rdm_oracle(mdp, demos, Rs + 2)
+    with pytest.raises(InputError, match="rewards"):
+        robust_rdm_oracle(mdp, demos, np.zeros((0, 3, 2, 2)))
+    big = TabularMDP.random(6, 3, 6, rng=0)
+    with pytest.raises(InputError, match="mdp"):
+        robust_rdm_oracle(big, big.rollout(random_markov_expert(big, rng=0), 5, rng=0), big.r[None])
