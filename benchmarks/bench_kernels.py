@@ -112,12 +112,12 @@ def main(quick: bool):
     n_tasks = 400 if quick else 2000
     train = TheoryTaskSampler(theory, P, n_tasks=n_tasks, n_support=(25, 50) if quick else (25, 50, 100, 200),
                               n_query=50 if quick else 100, rng=1)
-    settings = (dict(feature_dim=8, channels=8, kernel_size=3, n_outer=60, lr=0.01) if quick else
+    settings = (dict(feature_dim=8, channels=8, kernel_size=3, n_outer=80, lr=0.01) if quick else
                 dict(feature_dim=16, channels=16, kernel_size=5, n_outer=600, lr=3e-3))
     t0 = time.perf_counter()
     tik = TheoryInformedKernel(show_progress=False, **settings).meta_fit(train, rng=0)
     meta_s = time.perf_counter() - t0
-    n_neurons = 8 if quick else 30
+    n_neurons = 12 if quick else 30
     sizes = [25, 100, 400]
     test = TheoryTaskSampler(theory, P, n_tasks=n_neurons, n_support=(max(sizes),), n_query=200, rng=2)
     models = {

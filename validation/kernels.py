@@ -158,7 +158,7 @@ def t3_model_selection_consistency(profile, rng):
     ctx = _context(profile.name)
     P, ec = ctx["patches"], ctx["ec"]
     Wt = ec.sample_filters(3, rng=rng)
-    reps = profile.pick(40, 100)
+    reps = profile.pick(30, 100)
     ns = [20, 50, 100, 200]
     rows = []
     for n in ns:
@@ -196,7 +196,7 @@ def t4_theory_match(profile, rng):
     tik_ec = _meta_trained(profile.name, "ec")
     tik_ica = _meta_trained(profile.name, "ica")
     alphas = [0.0, 0.25, 0.5, 0.75, 1.0]
-    per = profile.pick(8, 30)
+    per = profile.pick(10, 30)
     n = profile.pick(100, 150)
     rows = []
     signs = {}
@@ -211,7 +211,7 @@ def t4_theory_match(profile, rng):
         lbf = np.array(lbf)
         signs[a] = lbf
         rows.append({"alpha": a, "mean log BF(EC:ICA)": lbf.mean(), "sd": lbf.std(ddof=1), "P(log BF > 0)": np.mean(lbf > 0)})
-    rho = spearmanr(alphas, [r["mean log BF(EC:ICA)"] for r in rows]).statistic
+    rho = round(float(spearmanr(alphas, [r["mean log BF(EC:ICA)"] for r in rows]).statistic), 12)
     sign_ok = 0.5 * (np.mean(signs[1.0] > 0) + np.mean(signs[0.0] < 0))
     passed = rho >= 0.9 and sign_ok >= 0.9
     return CheckResult(statistic=float(rho), threshold=0.9, comparison=">=", passed=passed, table=rows,
@@ -267,7 +267,7 @@ def t6_few_shot(profile, rng):
 
     ctx = _context(profile.name)
     tik = _meta_trained(profile.name, "ec")
-    per = profile.pick(16, 40)
+    per = profile.pick(24, 40)
     ns = profile.pick([10, 25, 50, 200], [10, 25, 50, 100, 400])
     t = TheoryTaskSampler(ctx["ec"], ctx["patches"], n_tasks=per, n_support=(max(ns),), n_query=200, rng=rng)
     rbf = PixelRBFGP()

@@ -37,8 +37,8 @@ def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, he
         D = (sq[:, :, None] + sq[:, None, :] - 2.0 * F @ F.transpose(-1, -2)).clamp_min(0.0)[:, None]
         E = D * torch.exp(-2.0 * log_l)[:, :, None, None]  # (B, 1, n, n)
     else:
-        D = (F[:, :, None, :] - F[:, None, :, :]) ** 2  # (B, n, n, m)
-        E = (D * torch.exp(-2.0 * log_l)[:, None, None, :]).permute(0, 3, 1, 2)  # (B, q, n, n)
+        Fs = (F * torch.exp(-log_l)[:, None, :]).transpose(1, 2)  # (B, m, n)
+        E = (Fs[:, :, :, None] - Fs[:, :, None, :]) ** 2  # (B, q, n, n)
     K = torch.exp(log_s2)[:, None, None] * torch.exp(-0.5 * E.sum(1))
     eye = torch.eye(n, dtype=F.dtype)
     noise = torch.exp(log_n)
@@ -66,13 +66,16 @@ def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, he
     WKE = (WK[:, None] * E).sum((-1, -2))  # (B, q)
     H[:, 0, 1:q + 1] = 0.5 * WKE
     H[:, 1:q + 1, 0] = 0.5 * WKE
-    H[:, 1:q + 1, 1:q + 1] = 0.5 * torch.einsum("bpq,blpq,bkpq->blk", WK, E, E) - torch.diag_embed(WKE)
+    Ef = E.reshape(B, q, n * n)
+    H[:, 1:q + 1, 1:q + 1] = 0.5 * (Ef * WK.reshape(B, 1, n * n)) @ Ef.transpose(1, 2) - torch.diag_embed(WKE)
     H[:, q + 1, q + 1] = 0.5 * noise * W.diagonal(dim1=-2, dim2=-1).sum(-1)
     # - alpha^T A_i A^{-1} A_j alpha + 1/2 tr(A^{-1} A_i A^{-1} A_j)
-    U = torch.einsum("bipq,bq->bip", D1, alpha)  # A_i alpha
+    U = (D1 @ alpha[:, None, :, None])[..., 0]  # A_i alpha (B, Q, n)
     AU = torch.cholesky_solve(U.transpose(1, 2), L)  # (B, n, q+2)
     M = Ainv[:, None] @ D1  # (B, q+2, n, n)
-    main = -torch.einsum("bip,bpj->bij", U, AU) + 0.5 * torch.einsum("bipq,bjqp->bij", M, M)
+    Q = D1.shape[1]
+    MT = M.transpose(-1, -2).reshape(B, Q, n * n)
+    main = -U @ AU + 0.5 * M.reshape(B, Q, n * n) @ MT.transpose(1, 2)
     H[:, :q + 2, :q + 2] += main
     ones = torch.ones(B, n, 1, dtype=F.dtype)
     beta = torch.cholesky_solve(ones, L)[..., 0]

@@ -292,3 +292,23 @@ def test_evidence_permutation_invariant(seed):
     a = m.log_evidence(X, y)
     b = m.log_evidence(X[perm], y[perm])
     assert abs(a - b) < 1e-6 * (1 + abs(a))
+
+
+def test_scratch_dkl_and_neumann_meta(theory, patches):
+    from iclr26sci.kernels import ScratchDKL
+
+    t = TheoryTaskSampler(theory, patches, n_tasks=6, n_support=(12,), n_query=6, rng=4)
+    d = ScratchDKL(feature_dim=2, architecture="mlp", hidden=(4,), n_iters=5, rng=0)
+    g1 = d.fit(t[0].X_support, t[0].y_support)
+    g2 = d.fit(t[1].X_support, t[1].y_support)
+    m1, _ = g1.predict(t[0].X_query)
+    assert m1.shape == (6,) and np.isfinite(g2.log_evidence_).all()
+    with pytest.raises(InputError, match="responses"):
+        d.fit(t[0].X_support, np.stack([t[0].y_support, t[1].y_support]))
+    m = TheoryInformedKernel(feature_dim=2, architecture="mlp", hidden=(), n_outer=2, tasks_per_step=2,
+                             hypergradient="neumann", show_progress=False).meta_fit(t, rng=0)
+    assert len(m.history_) == 2
+    with pytest.raises(InputError, match="hypergradient"):
+        TheoryInformedKernel(hypergradient="bogus", n_outer=1).meta_fit(t)
+    with pytest.raises(InputError, match="tasks"):
+        TheoryInformedKernel(n_outer=1).meta_fit([])
