@@ -32,6 +32,7 @@ from scipy.stats import spearmanr  # noqa: E402
 from data_adapters import load_lee_corpus, load_lee_similarity, load_word_pairs  # noqa: E402
 from iclr26sci.embeddings import (  # noqa: E402
     ProbabilisticEncoder,
+    dot_variance,
     encoders,
     normalize_gaussian,
     uec_combine,
@@ -165,11 +166,16 @@ def main(quick: bool):
         _, V = sub(vn, tune_q)
         lam = (1.0 / (V + 1e-30)).mean(-1)
         lam_scale[vn] = float(np.median(lam.max(0) - lam.min(0)))
+    # beta on the scale of the dot-product variance (median V of dev query/document pairs, T = inf)
+    v_scale = {}
+    for vn in ("delta", "code"):
+        gq_, gd_ = uec_combine(*sub(vn, tune_q), np.inf), uec_combine(*sub(vn, tune_d), np.inf)
+        v_scale[vn] = float(np.median(dot_variance(gq_.mean, gq_.var, gd_.mean, gd_.var)))
     T_grid = [0.01, 0.1, 1.0, 10.0, 100.0, np.inf]
-    b_grid = [0.0, 0.01, 0.1, 1.0]
+    b_grid = [0.0, 0.01, 0.1, 1.0, 10.0]
 
     def tune(vn, Ts, bs):
-        cands = [(t * lam_scale[vn] if np.isfinite(t) else np.inf, b) for t in Ts for b in bs]
+        cands = [(t * lam_scale[vn] if np.isfinite(t) else np.inf, b / v_scale[vn]) for t in Ts for b in bs]
         return max(cands, key=lambda c: dev_mrr(scorer("uec", vn=vn, T=c[0], beta=c[1])[0]))
 
     T_d, b_d = tune("delta", T_grid, b_grid)
@@ -215,8 +221,8 @@ def main(quick: bool):
     best_single = singles["Lee sim rho"].idxmax()
     best_w = tuple(float(round(x, 1)) for x in best_w)
     print(f"\nchosen: weighted-mean weights {best_w}; UEC T = {T_d:.3g} (scale {lam_scale['delta']:.3g}), "
-          f"beta = {b_d}; beta=0 ablation T = {T_b0:.3g}; T=inf ablation beta = {b_inf}; code-norm T = {T_c:.3g}, "
-          f"beta = {b_c}")
+          f"beta = {b_d:.3g} (V scale {v_scale['delta']:.3g}); beta=0 ablation T = {T_b0:.3g}; T=inf ablation beta = {b_inf:.3g}; code-norm T = {T_c:.3g}, "
+          f"beta = {b_c:.3g}")
     cols = ["Lee sim rho", "Lee MRR", "Lee nDCG@10", "WS353 rho", "SimLex rho", "polarity acc"]
     cmp = pd.DataFrame({"UEC": df.loc["UEC (tuned T, beta)", cols],
                         "best single (per task)": singles[cols].max(),
