@@ -169,7 +169,57 @@ def _support_solve(game: PolymatrixGame, x: np.ndarray, tol_supp: float, tol_br:
     return out / sums
 
 
-def _support_route(game: PolymatrixGame, iters: int, tol: float, check_every: int = 200):
+def _block_pivot(game: PolymatrixGame, x: np.ndarray, tol: float, max_steps: int = 60):
+    """Principal pivoting from the supports of x (zero-sum games): solve the square system
+    "every support action is a best response, supports sum to one"; drop the most negative
+    support action, else add the most profitable missing deviation; repeat until neither
+    exists (an exact equilibrium). Returns a profile or None."""
+    n, amax = game._n, game._amax
+    big = game._matrix()
+    supp = (x > 1e-3 * x.max(axis=1, keepdims=True)) & game._mask
+    for _ in range(max_steps):
+        s_idx = np.flatnonzero(supp.ravel())
+        ns = s_idx.size
+        owner = s_idx // amax
+        a = sp.vstack([
+            sp.hstack([big[s_idx][:, s_idx], -sp.csr_matrix((np.ones(ns), (np.arange(ns), owner)), shape=(ns, n))]),
+            sp.hstack([sp.csr_matrix((np.ones(ns), (owner, np.arange(ns))), shape=(n, ns)), sp.csr_matrix((n, n))]),
+        ]).tocsr()
+        rhs = np.concatenate([np.zeros(ns), np.ones(n)])
+        try:
+            sol = np.linalg.solve(a.toarray(), rhs) if a.shape[0] <= 8000 else \
+                __import__("scipy.sparse.linalg", fromlist=["spsolve"]).spsolve(a.tocsc(), rhs)
+        except (np.linalg.LinAlgError, RuntimeError):
+            return None
+        if not np.all(np.isfinite(sol)):
+            return None
+        xs, w = sol[:ns], sol[ns:]
+        xfull = np.zeros(n * amax)
+        xfull[s_idx] = xs
+        xfull = xfull.reshape(n, amax)
+        changed = False
+        neg = (xfull < -1e-12) & supp
+        if neg.any():
+            # single principal pivot: drop the most negative support action
+            u, a_ = np.unravel_index(np.argmin(np.where(neg, xfull, np.inf)), xfull.shape)
+            supp[u, a_] = False
+            changed = True
+        else:
+            g = game._grad(xfull, normalize=False)
+            viol = np.where(game._mask & ~supp, g - w[:, None], -np.inf)
+            if viol.max() > 1e-12 * max(1.0, np.abs(w).max()):
+                u, a_ = np.unravel_index(np.argmax(viol), viol.shape)
+                supp[u, a_] = True
+                changed = True
+        if not changed:
+            out = np.clip(xfull, 0.0, None)
+            return out / out.sum(axis=1, keepdims=True)
+        if not supp.any(axis=1).all():
+            return None
+    return None
+
+
+def _support_route(game: PolymatrixGame, iters: int, tol: float, check_every: int = 1000):
     """Optimistic gradient play on the monotone VI of a zero-sum polymatrix game, with periodic
     attempts to identify the supports and solve for the exact equilibrium on them.
 
@@ -187,11 +237,9 @@ def _support_route(game: PolymatrixGame, iters: int, tol: float, check_every: in
     for it in range(1, iters + 1):
         g = game._grad(x, normalize=False)
         if it % check_every == 0:
-            gap = float(game._gap(x, g).max())
-            for ts in (max(gap, 1e-6) ** 0.5 * 0.1, 1e-3, 1e-2):
-                cand = _support_solve(game, x, ts, max(10 * gap, 1e-8))
-                if cand is not None and _certify(game, cand) < tol:
-                    return cand, it
+            cand = _block_pivot(game, x, tol)
+            if cand is not None and _certify(game, cand) < tol:
+                return cand, it
         x = _proj_simplex_rows(x + eta * (2 * g - g_prev), mask)
         g_prev = g
     return None, iters

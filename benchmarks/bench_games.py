@@ -1,0 +1,152 @@
+"""Benchmark iclr26sci.games against the peers a user would otherwise pick.
+
+    python benchmarks/bench_games.py [--quick]
+
+1. 2-player zero-sum games: our LP vs nashpy (linear_program, support and
+   vertex enumeration): same value, time ratio.
+2. Small N-player games expanded to normal form: our LP (zero-sum) / Lemke
+   (general-sum) vs pygambit (gnm_solve, logit_solve); skipped with a message
+   when pygambit is absent.
+3. Scale: the LP at N = 1000 dense (N = 300 with --quick), the largest N
+   Lemke handles in about a minute, one DP round at N = 2^14 sparse, a
+   60-round DP run at N = 1024 dense.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from iclr26sci.games import PolymatrixGame, dp_equilibrium, solve_equilibrium  # noqa: E402
+
+
+def timed(fn, *a, **k):
+    t = time.perf_counter()
+    out = fn(*a, **k)
+    return out, time.perf_counter() - t
+
+
+def two_player(quick: bool) -> pd.DataFrame:
+    import nashpy
+
+    rng = np.random.default_rng(0)
+    rows = []
+    sizes = (5, 10, 50, 200) if quick else (5, 10, 50, 200, 1000)
+    for a in sizes:
+        reps = 20 if a == 5 else (3 if a <= 200 else 1)
+        ours_t, peer_t, diffs, found = 0.0, 0.0, [], 0
+        se_fail = 0
+        for _ in range(reps):
+            m = rng.uniform(-1, 1, (a, a))
+            g = PolymatrixGame.from_arrays(2, [[0, 1]], m[None], -m.T[None], normalize=False)
+            res, t = timed(solve_equilibrium, g)
+            ours_t += t
+            x = np.asarray(res.strategies)
+            v_ours = x[0] @ m @ x[1]
+            game = nashpy.Game(m, -m)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                (sr, sc), t2 = timed(game.linear_program)
+            peer_t += t2
+            diffs.append(abs(v_ours - sr @ m @ sc))
+            if a == 5:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    se_fail += len(list(game.support_enumeration())) == 0
+        rows.append({"size": f"{a}x{a}", "games": reps, "max |value diff|": max(diffs),
+                     "ours s/game": ours_t / reps, "nashpy.linear_program s/game": peer_t / reps,
+                     "time ratio (nashpy/ours)": peer_t / ours_t,
+                     "note": f"support_enumeration found no NE on {se_fail}/{reps}" if a == 5 else ""})
+    return pd.DataFrame(rows)
+
+
+def n_player(quick: bool) -> pd.DataFrame:
+    try:
+        import pygambit as gbt
+    except ImportError:
+        print("pygambit not installed: skipping the N-player comparison (pip install pygambit)")
+        return pd.DataFrame()
+    rows = []
+    rng = np.random.default_rng(1)
+    cases = [(4, 2, "zero_sum"), (4, 3, "uniform"), (5, 2, "uniform")]
+    if not quick:
+        cases += [(5, 3, "zero_sum"), (6, 2, "uniform")]
+    for n, a, kind in cases:
+        g = PolymatrixGame.random(n, a, p=1.0, payoffs=kind, rng=rng)
+        res, t_ours = timed(solve_equilibrium, g)
+        tens = g.to_normal_form()
+        game = gbt.Game.from_arrays(*tens)
+        for name, solver in (("gnm_solve", gbt.nash.gnm_solve), ("logit_solve", gbt.nash.logit_solve)):
+            try:
+                out, t_peer = timed(solver, game)
+                eqs = out.equilibria
+                regret = float(min(e.max_regret() for e in eqs)) if eqs else float("nan")
+            except Exception as exc:  # pragma: no cover - solver failures are reported
+                t_peer, regret = float("nan"), float("nan")
+                name += f" ({type(exc).__name__})"
+            rows.append({"game": f"N={n} A={a} {kind}", "ours": res.method, "ours max gap": res.max_gap,
+                         "ours s": t_ours, "pygambit": name, "pygambit max regret": regret,
+                         "pygambit s": t_peer, "time ratio (pygambit/ours)": t_peer / t_ours})
+    return pd.DataFrame(rows)
+
+
+def scale(quick: bool) -> pd.DataFrame:
+    rows = []
+    n_lp = 300 if quick else 1000
+    g = PolymatrixGame.random(n_lp, 3, p=0.5, payoffs="zero_sum", rng=2)
+    res, t = timed(solve_equilibrium, g)
+    rows.append({"task": f"zero-sum LP, N={n_lp} dense p=0.5", "seconds": t, "quality": f"max gap {res.max_gap:.1e}",
+                 "note": res.info.get("solver", res.method)})
+    n_sp = 10_000 if quick else 100_000
+    g = PolymatrixGame.random(n_sp, 3, graph="circulant", degree=6, payoffs="zero_sum", rng=3)
+    res, t = timed(solve_equilibrium, g)
+    rows.append({"task": f"zero-sum LP, N={n_sp} sparse degree 6", "seconds": t,
+                 "quality": f"max gap {res.max_gap:.1e}", "note": res.info.get("solver", res.method)})
+    # Lemke: grow N until one solve takes more than a minute (quick: 20 s)
+    budget = 20.0 if quick else 60.0
+    largest = None
+    for n in (10, 20, 30, 40, 50, 60, 80, 100):
+        g = PolymatrixGame.random(n, 3, p=0.5, payoffs="uniform", rng=n)
+        res, t = timed(solve_equilibrium, g, "lemke", max_pivots=200_000 if not quick else 40_000)
+        if res.certified:
+            largest = (n, t, res.info["pivots"], res.max_gap)
+        if t > budget or not res.certified:
+            break
+    if largest:
+        rows.append({"task": f"Lemke general-sum, largest N within {budget:.0f} s", "seconds": largest[1],
+                     "quality": f"max gap {largest[3]:.1e}", "note": f"N={largest[0]}, {largest[2]} pivots"})
+    g = PolymatrixGame.random(2 ** 14, 3, graph="circulant", degree=6, payoffs="uniform", rng=4)
+    dp_equilibrium(g, rounds=1, track=False, rng=0)
+    _, t = timed(dp_equilibrium, g, epsilon=1.0, rounds=1, track=False, rng=0)
+    rows.append({"task": "one DP-DARP round, N=2^14 sparse degree 6", "seconds": t, "quality": "",
+                 "note": f"payoff storage {g.nbytes / 1e6:.1f} MB"})
+    g = PolymatrixGame.random(1024, 3, p=0.5, payoffs="uniform", rng=5)
+    res, t = timed(dp_equilibrium, g, rounds=60, track=False, rng=0)
+    rows.append({"task": "60-round DP-DARP, N=1024 dense p=0.5", "seconds": t,
+                 "quality": f"max gap {res.max_gap:.3f}, eps {res.epsilon:.1f}", "note": "default schedule"})
+    return pd.DataFrame(rows)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    pd.set_option("display.width", 200)
+    print("== 2-player zero-sum: iclr26sci LP vs nashpy ==")
+    print(two_player(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print("\n== N-player games on the expanded normal form: iclr26sci vs pygambit ==")
+    print(n_player(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print("\n== scale ==")
+    print(scale(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+
+
+if __name__ == "__main__":
+    main()
