@@ -61,24 +61,38 @@ def risk_sensitive_expert(mdp: TabularMDP, cvar_alpha: float = 0.2, theta: float
     k = discretise_reward(mdp.r, theta, low)
     Yt = int(sum(int(k[t].max()) for t in range(H))) + 1
     B = Yt
+    work = float(B) * H * S * A * (S + 2) * Yt
+    if work > 2e11:
+        raise InputError("theta", f"gives {Yt} cumulative-reward levels; the CVaR dynamic program would need "
+                         f"about {work:.1e} operations", "a coarser theta")
     yv = np.arange(Yt)
-    b = np.arange(B)
-    V = np.maximum(b[:, None] - yv[None, :], 0).astype(float)          # (B, Yt)
-    V = np.broadcast_to(V[:, None, :], (B, S, Yt)).copy()               # (B, S, Yt)
-    act = np.zeros((H, B, S, Yt), dtype=np.int16 if A < 2 ** 15 else np.int64)
     ygrid = yv[None, None, :]
-    for h in range(H - 1, -1, -1):
-        # PV[s, a, b, y] = sum_s' p(s'|s,a) V[b, s', y]
-        PV = (mdp.P[h].reshape(S * A, S) @ V.transpose(1, 0, 2).reshape(S, B * Yt)).reshape(S, A, B, Yt)
-        idx = np.minimum(ygrid + k[h][:, :, None], Yt - 1)              # (S, A, Yt)
-        Q = np.take_along_axis(PV, np.broadcast_to(idx[:, :, None, :], PV.shape), axis=3)
-        act[h] = np.argmin(Q, axis=1).transpose(1, 0, 2)
-        V = Q.min(axis=1).transpose(1, 0, 2)                             # (B, S, Yt)
-    shortfall = V[:, :, 0] @ mdp.mu0                                     # E[(b - G)^+] in grid units
+
+    def backward(bb, store):
+        """Shortfall values V_1(s, 0) for the levels ``bb`` (and the argmin actions if ``store``)."""
+        nb = bb.size
+        V = np.maximum(bb[:, None] - yv[None, :], 0).astype(float)                # (nb, Yt)
+        V = np.broadcast_to(V[:, None, :], (nb, S, Yt)).copy()                     # (nb, S, Yt)
+        acts = np.zeros((H, nb, S, Yt), dtype=INDEX_DTYPE) if store else None
+        for h in range(H - 1, -1, -1):
+            # PV[s, a, b, y] = sum_s' p(s'|s,a) V[b, s', y]
+            PV = (mdp.P[h].reshape(S * A, S) @ V.transpose(1, 0, 2).reshape(S, nb * Yt)).reshape(S, A, nb, Yt)
+            idx = np.minimum(ygrid + k[h][:, :, None], Yt - 1)                     # (S, A, Yt)
+            Q = np.take_along_axis(PV, np.broadcast_to(idx[:, :, None, :], PV.shape), axis=3)
+            if store:
+                acts[h] = np.argmin(Q, axis=1).transpose(1, 0, 2)
+            V = Q.min(axis=1).transpose(1, 0, 2)                                   # (nb, S, Yt)
+        return V[:, :, 0], acts
+
+    b = np.arange(B)
+    chunk = max(1, int(2e7 // (S * A * Yt)))
+    V0 = np.concatenate([backward(b[lo:lo + chunk], False)[0] for lo in range(0, B, chunk)])
+    shortfall = V0 @ mdp.mu0                                             # E[(b - G)^+] in grid units
     cvar = b - shortfall / alpha
     best = int(np.argmax(cvar))
+    _, acts = backward(b[best:best + 1], True)
+    a_star = acts[:, 0]                                                  # (H, S, Yt)
     probs = np.zeros((H, S, Yt, A))
-    a_star = act[:, best].astype(INDEX_DTYPE)                            # (H, S, Yt)
     np.put_along_axis(probs, a_star[..., None], 1.0, axis=3)
     pol = ReturnAugmentedPolicy(probs, k, theta)
     pol.info = {"cvar": float(H * low + theta * cvar[best]), "var_level": float(H * low + theta * best),
