@@ -248,6 +248,13 @@ def a06_hardness_distance(profile, rng):
         worst = min(worst, margin)
         rows.append({"epsilon": eps, "sigma": acc.sigma, "E_G dist": m0, "E_G' dist": m1, "bound": bound,
                      "3 SE": 3 * se})
+    # power: the same algorithm without noise (not private) breaks the bound, so the check can fail
+    lam = regularization(w.game._deg, 0.01)
+    y0 = darp_dynamics(w.game, rounds=60, step_size=1.0, lam=lam, sigma=0.0, track=False, rng=0)["x"][0, 1]
+    y1 = darp_dynamics(w.neighbor, rounds=60, step_size=1.0, lam=lam, sigma=0.0, track=False, rng=0)["x"][0, 1]
+    rows.append({"epsilon": "sigma=0 (not private)", "sigma": 0.0, "E_G dist": float(w.follower_distance_to_ne(y0)),
+                 "E_G' dist": float(w.follower_distance_to_ne(y1, neighbor=True)),
+                 "bound": "would need eps = inf", "3 SE": 0.0})
     return CheckResult(worst, 0.0, comparison=">=", table=rows,
                        details=f"Follower strategy (a post-processing of the full transcript, all channels "
                                f"observed) vs its NE component (D = sqrt 2); {runs} runs per game, T=60, "

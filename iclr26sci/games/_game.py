@@ -438,6 +438,8 @@ class PolymatrixGame:
     def _pad(self, x: Any, name: str = "x", atol: float = 1e-6) -> np.ndarray:
         """Validate strategies (array (N, A) or list of N vectors) and return padded (N, Amax)."""
         n, amax = self._n, self._amax
+        if hasattr(x, "strategies"):          # an EquilibriumResult or DPResult
+            x = x.strategies
         if isinstance(x, (list, tuple)) and len(x) == n and not self.equal_actions:
             out = np.zeros((n, amax))
             for k, row in enumerate(x):

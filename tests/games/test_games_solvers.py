@@ -70,3 +70,9 @@ def test_solver_bad_input():
         solve_equilibrium(g, tol=0)
     with pytest.raises(InputError, match="game"):
         solve_equilibrium(np.eye(2))
+
+
+def test_results_accepted_as_strategies():
+    g = PolymatrixGame.random(10, 3, p=0.5, payoffs="zero_sum", rng=2)
+    r = solve_equilibrium(g)
+    assert g.nash_gap(r).max() < 1e-6
