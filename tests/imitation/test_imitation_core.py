@@ -288,3 +288,24 @@ def test_empirical_law_and_grid_wasserstein():
     assert grid_wasserstein(p, q, 0.1) == pytest.approx(DiscreteLaw(x, p).wasserstein(DiscreteLaw(x, q)), abs=1e-12)
     with pytest.raises(InputError, match="step"):
         grid_wasserstein(p, q, 0.0)
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 100_000), k1=st.integers(1, 10), k2=st.integers(1, 10),
+       alpha=st.floats(0.05, 1.0))
+def test_w_controls_mean_cvar_variance(seed, k1, k2, alpha):
+    """B8: on [0, H], |dE| <= W, |dCVaR_alpha| <= W / alpha, |dVar| <= 4 H W."""
+    H = 5.0
+    g = np.random.default_rng(seed)
+    a = DiscreteLaw(g.random(k1) * H, g.dirichlet(np.ones(k1)))
+    b = DiscreteLaw(g.random(k2) * H, g.dirichlet(np.ones(k2)))
+    w = a.wasserstein(b)
+    assert abs(a.mean() - b.mean()) <= w + 1e-12
+    assert abs(a.cvar(alpha) - b.cvar(alpha)) <= w / alpha + 1e-12
+    assert abs(a.var() - b.var()) <= 4 * H * w + 1e-12
+
+
+def test_history_and_table_occupancies_agree():
+    mdp = TabularMDP.random(3, 2, 4, reward_grid=0.05, sparsity=0.4, rng=9)
+    pol = risk_sensitive_expert(mdp, 0.4)
+    assert np.allclose(occupancy(mdp, pol, 0.1), occupancy(mdp, _AsHistory(pol), 0.1))
