@@ -359,6 +359,44 @@ def b10_unknown_reward_oracle(profile, rng) -> CheckResult:
                                f"and (LP value - best competitor) = {worst_beat:.1e}; both must be <= 1e-7.")
 
 
+# ----------------------------------------------------------------------------------------- B11
+def _int8_wrap(demos):
+    """The official code's storage: int8 states, later used as numpy (negative) indices, i.e. s mod 256
+    re-read modulo S."""
+    from iclr26sci.imitation import Demonstrations
+
+    wrapped = demos.states.astype(np.int8).astype(np.int64) % demos.n_states
+    return Demonstrations(wrapped, demos.actions, demos.n_states, demos.n_actions)
+
+
+@check(method="imitation", paper=PAPER,
+       guarantee="B11 (official-code defect, exp7): with wide integer storage RS-BC and BC learn at S = 300; the "
+                 "official int8 storage (emulated) wraps states >= 128 and produces the paper's flat exp7 curve")
+def b11_int8_storage_artifact(profile, rng) -> CheckResult:
+    from iclr26sci.imitation import TabularMDP, bc, random_markov_expert, return_distribution, rs_bc
+
+    n_mdp = profile.pick(2, 5)
+    Ns = profile.pick([300, 3000], [300, 1000, 10_000])
+    res = {(st, m): np.zeros((n_mdp, len(Ns))) for st in ("int64", "int8") for m in ("RS-BC", "BC")}
+    for i, seed in enumerate(_seeds(rng, n_mdp)):
+        mdp = TabularMDP.random(300, 5, 5, reward_grid=0.05, rng=seed)
+        expert = random_markov_expert(mdp, rng=seed + 1)
+        eta_e = return_distribution(mdp, expert)
+        demos = mdp.rollout(expert, max(Ns), rng=seed + 2)
+        for k, N in enumerate(Ns):
+            sub = demos.subset(slice(0, N))
+            for st, dd in (("int64", sub), ("int8", _int8_wrap(sub))):
+                res[(st, "RS-BC")][i, k] = return_distribution(mdp, rs_bc(dd, mdp.reward, 0.05)).wasserstein(eta_e)
+                res[(st, "BC")][i, k] = return_distribution(mdp, bc(dd)).wasserstein(eta_e)
+    rows = [{"storage": st, "method": m, **{f"N={N}": float(v.mean(axis=0)[k]) for k, N in enumerate(Ns)}}
+            for (st, m), v in res.items()]
+    stat = float(max(res[("int64", m)].mean(axis=0)[-1] / res[("int8", m)].mean(axis=0)[-1] for m in ("RS-BC", "BC")))
+    return CheckResult(statistic=stat, threshold=0.5, comparison="<", table=rows,
+                       details=f"(S,A,H)=(300,5,5), rho=theta=0.05, random Markov experts, {n_mdp} MDPs, exact "
+                               "evaluation. Statistic = W(int64 storage) / W(int8 storage) at the largest N, worst of "
+                               "RS-BC and BC; must be < 0.5 (the spec's rerun of the official code: 0.004 vs 0.247).")
+
+
 # ---------------------------------------------------------------------------- paper table
 PAPER_TABLE = {
     # exp: ((S, A, H), theta, rho, expert, {method: [N=20, 80, 300, 1000, 10000]})
