@@ -95,6 +95,15 @@ def bc(demos, n_states: int | None = None, n_actions: int | None = None) -> Mark
     demos : Demonstrations or (states, actions)
     n_states, n_actions : int, optional
         Needed when ``demos`` is a pair of arrays.
+
+    Returns
+    -------
+    MarkovPolicy
+
+    References
+    ----------
+    D. A. Pomerleau. Efficient training of artificial neural networks for autonomous navigation.
+    Neural Computation 3 (1991); the tabular counting form as in Rajaraman et al., NeurIPS 2020.
     """
     if isinstance(demos, Demonstrations):
         d = demos
