@@ -9,8 +9,8 @@ r"""Exact equilibria of polymatrix games.
       \quad x_u\in\Delta(A_u),
 
   whose optimum is 0 and whose optimal :math:`x` are exactly the Nash equilibria.
-  HiGHS's dual simplex for small games, its interior point with crossover for
-  large ones. An alternative exact route (``method="support"``): optimistic
+  HiGHS's dual simplex for small games, its interior point for large ones
+  (without crossover; with it if the certificate fails). An alternative exact route (``method="support"``): optimistic
   gradient play on the monotone equilibrium variational inequality, support
   identification, and an exact linear solve on the identified supports;
   every answer carries the certificate ``max gap < tol``, with the LP as the
@@ -93,6 +93,15 @@ def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndar
     a_ub = sp.hstack([big, -e_t], format="csr")
     a_eq = sp.hstack([e_t.T, sp.csr_matrix((n, n))], format="csr")
     c = np.concatenate([np.zeros(k), np.ones(n)])
+    if method == "ipm-nocrossover":
+        x = _highs_ipm_no_crossover(a_ub, a_eq, c, k, n)
+        if x is not None:
+            out = np.zeros(n * amax)
+            out[valid] = np.clip(x[:k], 0.0, None)
+            out = out.reshape(n, amax)
+            out /= out.sum(axis=1, keepdims=True)
+            return out, float(x[k:].sum()), {"solver": "highspy IPM (no crossover)"}
+        method = "highs-ipm"
     bounds = [(0, None)] * k + [(None, None)] * n
     res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=np.ones(n), bounds=bounds, method=method)
     if res.status != 0:
@@ -102,6 +111,51 @@ def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndar
     x = x.reshape(n, amax)
     x /= x.sum(axis=1, keepdims=True)
     return x, float(res.fun), {"solver": f"scipy.linprog({method})", "nit": int(getattr(res, "nit", -1))}
+
+
+def _highs_ipm_no_crossover(a_ub, a_eq, c, k, n):
+    """HiGHS interior point without crossover through highspy; None if unavailable or not optimal."""
+    try:
+        import highspy
+    except ImportError:  # pragma: no cover
+        return None
+    a = sp.vstack([a_ub, a_eq]).tocsc()
+    inf = highspy.kHighsInf
+    import os
+    import sys
+
+    try:   # the banner is printed by the C++ constructor: silence stdout at the file-descriptor level
+        sys.stdout.flush()
+        saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        try:
+            h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(devnull)
+    except OSError:  # pragma: no cover - no usable stdout descriptor
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("solver", "ipm")
+    h.setOptionValue("run_crossover", "off")
+    lp = highspy.HighsLp()
+    lp.num_col_ = k + n
+    lp.num_row_ = a.shape[0]
+    lp.col_cost_ = c
+    lp.col_lower_ = np.concatenate([np.zeros(k), np.full(n, -inf)])
+    lp.col_upper_ = np.full(k + n, inf)
+    lp.row_lower_ = np.concatenate([np.full(k, -inf), np.ones(n)])
+    lp.row_upper_ = np.concatenate([np.zeros(k), np.ones(n)])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a.indptr
+    lp.a_matrix_.index_ = a.indices
+    lp.a_matrix_.value_ = a.data
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return np.asarray(h.getSolution().col_value)
 
 
 # ----------------------------------------------------------------------------- fast exact route
@@ -260,8 +314,8 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
     method : {"auto", "lp", "support", "lemke"}
         ``"auto"``: zero-sum games use the LP, general-sum games Lemke.
         ``"lp"`` is the CCDP LP with HiGHS (dual simplex for small games,
-        interior point with crossover when the payoff matrix has more than
-        5e4 nonzeros); ``"support"`` is
+        interior point without crossover when the payoff matrix has more than
+        5e4 nonzeros, rerun with crossover if the certificate fails); ``"support"`` is
         optimistic gradient play followed by an exact linear solve on the
         identified supports (zero-sum only), falling back to the LP when it
         cannot certify; ``"lemke"`` works for every game (small N).
@@ -308,10 +362,13 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
         info["fallback"] = "support identification did not certify; solved the LP"
         method = "lp"
     if method == "lp":
-        x, obj, inf2 = zero_sum_lp(game, method="highs-ipm" if game._src.size * game._amax ** 2 > 50_000
-                                   else "highs")
-        info.update(inf2)
+        large = game._src.size * game._amax ** 2 > 50_000
+        x, obj, inf2 = zero_sum_lp(game, method="ipm-nocrossover" if large else "highs")
         gaps = game._gap(x, game._grad(x))
+        if gaps.max() >= tol and large:      # certificate failed: rerun with crossover to a vertex
+            x, obj, inf2 = zero_sum_lp(game, method="highs-ipm")
+            gaps = game._gap(x, game._grad(x))
+        info.update(inf2)
         return EquilibriumResult(game._unpad(x), gaps, float(gaps.max()), bool(gaps.max() < tol), "lp", obj,
                                  time.perf_counter() - t0, info)
     x, inf2 = lemke_equilibrium(game, max_pivots=max_pivots)

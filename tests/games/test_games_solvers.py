@@ -76,3 +76,10 @@ def test_results_accepted_as_strategies():
     g = PolymatrixGame.random(10, 3, p=0.5, payoffs="zero_sum", rng=2)
     r = solve_equilibrium(g)
     assert g.nash_gap(r).max() < 1e-6
+
+
+def test_large_lp_interior_point_path():
+    g = PolymatrixGame.random(120, 3, p=0.5, payoffs="zero_sum", rng=9)
+    assert g._src.size * 9 > 50_000          # takes the interior-point route
+    r = solve_equilibrium(g)
+    assert r.certified and r.max_gap < 1e-6 and abs(r.objective) < 1e-6
