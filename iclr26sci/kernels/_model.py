@@ -2,6 +2,7 @@
 hypergradient), per-neuron adaptation, exact evidences and the baselines."""
 from __future__ import annotations
 
+import collections
 import copy
 import math
 import time
@@ -346,7 +347,9 @@ class DeepKernelGP:
         z, loc, scale = _standardise(Z)
         N = z.shape[0]
         psi0 = self._psi0(F, N)
-        psi = solve_inner(F.expand(N, *F.shape), z, psi0, psi0, self.prior_scale, self.inner_iters)
+        start = getattr(self, "psi_start_", None)
+        start = psi0 if start is None else start.expand(N, -1).clone()
+        psi = solve_inner(F.expand(N, *F.shape), z, start, psi0, self.prior_scale, self.inner_iters)
         return NeuronGP(self, F, z, psi, loc, scale, single, psi0)
 
     def log_evidence(self, stimuli, responses, laplace: bool = False):
@@ -541,6 +544,7 @@ class TheoryInformedKernel(DeepKernelGP):
                 Fs = self.feature_extractor_(Xs.reshape(-1, Xs.shape[-1])).reshape(B, Xs.shape[1], -1)
             psi0 = self._psi0(Fs, B)
             psi = solve_inner(Fs, zs, psi0, psi0, self.prior_scale, self.inner_iters)
+            self._last_psi = psi
             return ift_hypergradient(self.feature_extractor_, Xs, zs, Xq, zq, psi, psi0, self.prior_scale,
                                      method=self.hypergradient)
         params = [p for p in self.feature_extractor_.parameters()] + [self.meta_psi_]
@@ -592,6 +596,7 @@ class TheoryInformedKernel(DeepKernelGP):
         opt = torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
         self.history_ = []
         self.hypergradient_fallbacks_ = 0
+        recent = collections.deque(maxlen=20)
         t0 = time.perf_counter()
         it = range(self.n_outer)
         if self.show_progress:
@@ -610,8 +615,13 @@ class TheoryInformedKernel(DeepKernelGP):
             opt.step()
             self.history_.append(J)
             self.hypergradient_fallbacks_ += fb
+            if self.task_specific:
+                recent.append(self._last_psi)
         if not self.task_specific:
             self.meta_psi_ = self.meta_psi_.detach()
+        # starting point (not the prior centre) of later per-neuron fits: the mean adapted psi of the last
+        # outer steps; the maximiser is unchanged, Newton just starts closer to typical optima
+        self.psi_start_ = torch.cat(list(recent)).mean(0, keepdim=True) if recent else None
         for p in self.feature_extractor_.parameters():
             p.requires_grad_(False)
         self.meta_seconds_ = time.perf_counter() - t0
