@@ -191,8 +191,9 @@ class NeuronGP:
     outputscale_, lengthscale_, noise_, mean_ : in the responses' units.
     """
 
-    def __init__(self, model, F, z, psi, loc, scale, single, prior_centre):
+    def __init__(self, model, F, z, psi, loc, scale, single, prior_centre, input_dim=None):
         self.model = model
+        self.input_dim_ = input_dim
         self._F = F
         self._z = z
         self._psi = psi
@@ -223,6 +224,8 @@ class NeuronGP:
         Returns arrays (n_new,) for one neuron, (n_neurons, n_new) otherwise.
         """
         X = self.model._check_stimuli(stimuli, "stimuli")
+        if self.input_dim_ is not None and X.shape[1] != self.input_dim_:
+            raise InputError("stimuli", f"have {X.shape[1]} values per stimulus", f"{self.input_dim_} (as in the fit)")
         Fq = self.model._features(X)
         N = self._psi.shape[0]
         with torch.no_grad():
@@ -350,7 +353,7 @@ class DeepKernelGP:
         start = getattr(self, "psi_start_", None)
         start = psi0 if start is None else start.expand(N, -1).clone()
         psi = solve_inner(F.expand(N, *F.shape), z, start, psi0, self.prior_scale, self.inner_iters)
-        return NeuronGP(self, F, z, psi, loc, scale, single, psi0)
+        return NeuronGP(self, F, z, psi, loc, scale, single, psi0, X.shape[1])
 
     def log_evidence(self, stimuli, responses, laplace: bool = False):
         """Maximised exact log evidence per neuron (fit, then evaluate)."""
@@ -696,4 +699,4 @@ class ScratchDKL(DeepKernelGP):
         fitted.input_dim_ = X.shape[1]
         with torch.no_grad():
             F = ext(X)
-        return NeuronGP(fitted, F, z, psi.detach(), loc, scale, True, psi0)
+        return NeuronGP(fitted, F, z, psi.detach(), loc, scale, True, psi0, X.shape[1])

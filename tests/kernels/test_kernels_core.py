@@ -270,6 +270,8 @@ def test_fit_errors(tik):
         TheoryInformedKernel().fit(X, y)
     with pytest.raises(InputError, match="response_transform"):
         PixelRBFGP(response_transform="log").fit(X, y)
+    with pytest.raises(InputError, match="stimuli"):
+        PixelRBFGP().fit(X, y).predict(X[:, :10])
 
 
 def test_cholesky_failure_is_clear():
