@@ -92,6 +92,7 @@ class TextEncoder:
         texts = check_texts(texts)
         bs = check_positive_int(batch_size or self.batch_size, "batch_size")
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        todo.sort(key=len)  # length-sorted batches: little padding for transformers
         if todo:
             chunks = [todo[i:i + bs] for i in range(0, len(todo), bs)]
             it = chunks
@@ -266,6 +267,7 @@ class TransformerEncoder(TextEncoder):
         texts = check_texts(texts)
         bs = check_positive_int(batch_size or self.batch_size, "batch_size")
         todo = list(dict.fromkeys(t for t in texts if t not in self._feat_cache))
+        todo.sort(key=len)
         if todo:
             self.ffn_output  # raises if unsupported
             chunks = [todo[i:i + bs] for i in range(0, len(todo), bs)]
