@@ -56,8 +56,8 @@ def load_natural_images(names=None) -> list[np.ndarray]:
 @adapter(returns="np.ndarray (n, size*size)", source="skimage.data",
          description="random mean-removed square patches from the natural photographs")
 def load_natural_image_patches(size: int = 16, n: int = 50_000, rng=0, *, whiten: bool = False,
-                               names=None) -> np.ndarray:
-    """Random square patches (flattened, each with its mean removed).
+                               remove_mean: bool = True, names=None) -> np.ndarray:
+    """Random square patches (flattened; by default each with its own mean removed).
 
     Patches are drawn uniformly over images (each image weighted by its
     number of valid positions) with a vectorised gather. Every image is
@@ -72,7 +72,11 @@ def load_natural_image_patches(size: int = 16, n: int = 50_000, rng=0, *, whiten
         Number of patches.
     rng : seed
     whiten : bool
-        If True, ZCA-whiten the patches (unit covariance).
+        If True, ZCA-whiten the patches (unit covariance on the non-degenerate directions).
+    remove_mean : bool
+        Subtract each patch's own mean (its DC component). Keep the DC
+        (``False``) when a model's filters must be able to respond to mean
+        luminance, e.g. centre-surround receptive fields of efficient coding.
 
     Returns
     -------
@@ -98,7 +102,8 @@ def load_natural_image_patches(size: int = 16, n: int = 50_000, rng=0, *, whiten
         rows = (r[:, None] + off[None, :])[:, :, None]
         cols = (c[:, None] + off[None, :])[:, None, :]
         patches[idx] = im[rows, cols].reshape(idx.size, -1)
-    patches -= patches.mean(axis=1, keepdims=True)
+    if remove_mean:
+        patches -= patches.mean(axis=1, keepdims=True)
     if whiten:
         cov = np.cov(patches, rowvar=False)
         vals, vecs = np.linalg.eigh(cov)

@@ -31,6 +31,8 @@ def test_images_and_patches():
     assert P.shape == (2000, 64)
     np.testing.assert_allclose(P.mean(axis=1), 0, atol=1e-10)
     np.testing.assert_array_equal(P, da.load_natural_image_patches(size=8, n=2000, rng=0))
+    keep = da.load_natural_image_patches(size=8, n=2000, rng=0, remove_mean=False)
+    np.testing.assert_allclose(keep - keep.mean(axis=1, keepdims=True), P)
     W = da.load_natural_image_patches(size=4, n=5000, rng=1, whiten=True)
     cov = np.cov(W, rowvar=False)
     # whitened: unit variance along all but the (removed) DC direction
