@@ -310,6 +310,34 @@ class _CorpusEncoder(TextEncoder):
         return check_texts(corpus, "corpus")
 
 
+def _stable_hash(text: str) -> int:
+    """Process-independent string hash for gensim's vector initialisation (gensim's
+    default is Python's ``hash``, which is salted per process, so models and inferred
+    vectors would differ between runs with the same seed)."""
+    import zlib
+
+    return zlib.crc32(str(text).encode("utf-8"))
+
+
+def _infer_dbow(model, words, epochs):
+    """``Doc2Vec.infer_vector`` for PV-DBOW with a process-independent initial vector."""
+    from gensim.models.doc2vec_inner import train_document_dbow
+    from gensim.models.keyedvectors import pseudorandom_weak_vector
+
+    size = model.dv.vector_size
+    seed_string = " ".join(words) or "<empty>"  # an empty string would fall back to an unseeded generator
+    vec = pseudorandom_weak_vector(size, seed_string=seed_string, hashfxn=_stable_hash).reshape(1, size)
+    lockf = np.ones(1, dtype=np.float32)
+    work = np.zeros(model.layer1_size, dtype=np.float32)
+    alpha, min_alpha = model.alpha, model.min_alpha
+    delta = (alpha - min_alpha) / max(epochs - 1, 1)
+    for _ in range(epochs):
+        train_document_dbow(model, words, [0], alpha, work, learn_words=False, learn_hidden=False,
+                            doctag_vectors=vec, doctags_lockf=lockf)
+        alpha -= delta
+    return vec[0]
+
+
 class Doc2VecEncoder(_CorpusEncoder):
     """gensim Doc2Vec (PV-DBOW) trained on a corpus (default: gensim's Lee background corpus).
 
@@ -329,14 +357,14 @@ class Doc2VecEncoder(_CorpusEncoder):
         seed = int(as_generator(rng).integers(2**31 - 1))
         tagged = [TaggedDocument(_tokenize(d), [i]) for i, d in enumerate(docs)]
         self.model = Doc2Vec(tagged, vector_size=self.dim, min_count=min_count, epochs=epochs, dm=0,
-                             workers=1, seed=seed)
+                             workers=1, seed=seed, hashfxn=_stable_hash)
         self._seed = seed
 
     def _encode_batch(self, texts):
         out = np.empty((len(texts), self.dim))
         for i, t in enumerate(texts):
             self.model.random.seed(self._seed)
-            out[i] = self.model.infer_vector(_tokenize(t), epochs=self.model.epochs)
+            out[i] = _infer_dbow(self.model, _tokenize(t), self.model.epochs)
         return out
 
 
@@ -360,7 +388,8 @@ class WordVectorEncoder(_CorpusEncoder):
         sents = [_tokenize(d) for d in self._corpus(corpus)]
         seed = int(as_generator(rng).integers(2**31 - 1))
         cls = FastText if kind == "fasttext" else Word2Vec
-        self.model = cls(sents, vector_size=self.dim, min_count=min_count, epochs=epochs, workers=1, seed=seed)
+        self.model = cls(sents, vector_size=self.dim, min_count=min_count, epochs=epochs, workers=1, seed=seed,
+                         hashfxn=_stable_hash)
         self.kind = kind
 
     def _encode_batch(self, texts):

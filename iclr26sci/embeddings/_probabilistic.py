@@ -166,13 +166,18 @@ class ProbabilisticEncoder:
         return idx
 
     def fit_laplace(self, pairs, *, batch_size: int = 32, rng=None, shuffle: bool = True,
-                    show_progress: bool | None = None):
+                    show_progress: bool | None = None, calibration_pairs=None):
         """Fit the diagonal Laplace posterior on positive ``pairs`` [(query, positive), ...].
 
         Batches are shuffled with ``rng`` (default: the encoder's ``rng``) unless
-        ``shuffle=False``; every other pair in a batch is a negative. Returns ``self``.
+        ``shuffle=False``; every other pair in a batch is a negative. With
+        ``calibration_pairs`` (held-out positive pairs, disjoint from ``pairs``)
+        :meth:`calibrate` is called afterwards; by default the variance is left
+        uncalibrated, as in the paper. Refitting drops an earlier calibration. Returns ``self``.
         """
         pairs = check_pairs(pairs)
+        if calibration_pairs is not None:
+            calibration_pairs = check_pairs(calibration_pairs, "calibration_pairs")
         batch_size = check_positive_int(batch_size, "batch_size", minimum=2)
         rng = self._child_seed(1) if rng is None else rng
         idx = self._batches(pairs, batch_size, rng, shuffle)
@@ -202,6 +207,70 @@ class ProbabilisticEncoder:
             la.fit(embed, W, batches, n_batches=len(idx), show_progress=bool(show_progress))
         self.laplace_ = la
         self.n_pairs_ = len(pairs)
+        for attr in ("variance_scale_", "calibration_"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        if calibration_pairs is not None:
+            self.calibrate(calibration_pairs, show_progress=show_progress)
+        return self
+
+    @property
+    def is_calibrated(self) -> bool:
+        return hasattr(self, "variance_scale_")
+
+    def calibrate(self, pairs, *, show_progress: bool | None = None):
+        r"""Fit one variance scale :math:`c` for this member on held-out positive pairs.
+
+        The Laplace variances of different encoders are not on a common scale
+        (each depends on its layer's width, its prior precision, its logit scale and,
+        through the empirical Fisher, on how *wrong* the model is on the fitting pairs),
+        while UEC's softmax of total precision compares them directly. This
+        option puts every member on one observable scale: the two (normalised)
+        embeddings of a held-out positive pair are treated as noisy views of one
+        latent embedding,
+
+        .. math::
+
+            \hat\mu(q_n) - \hat\mu(p_n) \sim \mathcal Nigl(0,\;
+            c\,[\hat\sigma^2(q_n) + \hat\sigma^2(p_n)]igr)
+            \quad	ext{(independent dimensions)},
+
+        whose maximum-likelihood scale is
+
+        .. math::
+
+            \hat c = rac{1}{ND}\sum_{n=1}^{N}\sum_{d=1}^{D}
+            rac{(\hat\mu_d(q_n) - \hat\mu_d(p_n))^2}{\hat\sigma_d^2(q_n) + \hat\sigma_d^2(p_n)} ,
+
+        with the delta-normalised (uncalibrated) variances. Afterwards the raw
+        variance is multiplied by :math:`\hat c` (a fitted version of the
+        per-model factor :math:`s_k` of the official code), so the
+        standardised squared disagreement of positive pairs is 1 on average.
+        It rescales a member's variances; it cannot change their ordering across texts.
+
+        Use pairs disjoint from those of :meth:`fit_laplace`. Sets
+        ``variance_scale_`` and ``calibration_`` (a dict with the number of pairs and
+        the median standardised squared residual). Returns ``self``.
+        """
+        if not self.is_fitted:
+            raise InputError("self", f"{self.name} is not fitted for uncertainty",
+                             "call .fit_laplace(pairs) before .calibrate(pairs)")
+        pairs = check_pairs(pairs)
+        texts = [t for pr in pairs for t in pr]
+        for attr in ("variance_scale_", "calibration_"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        mean, var = self._raw(texts, True, show_progress)
+        mean, var = normalize_gaussian(mean, var, "delta")
+        r2 = (mean[0::2] - mean[1::2]) ** 2
+        z2 = r2 / np.maximum(var[0::2] + var[1::2], 1e-300)
+        c = float(np.mean(z2))
+        if not np.isfinite(c) or c <= 0:
+            raise InputError("pairs", f"give a degenerate variance scale ({c})",
+                             "held-out pairs whose two texts have different embeddings")
+        self.variance_scale_ = c
+        self.calibration_ = {"n_pairs": len(pairs), "variance_scale": c,
+                             "median_standardised_sq_residual": float(np.median(z2) / c)}
         return self
 
     def _adapter_inputs(self, texts, show_progress=None):
@@ -211,6 +280,12 @@ class ProbabilisticEncoder:
 
     # ------------------------------------------------------------------ encode
     def _raw(self, texts, need_var, show_progress=None):
+        mean, var = self._raw_uncalibrated(texts, need_var, show_progress)
+        if var is not None and self.is_calibrated:
+            var = var * self.variance_scale_
+        return mean, var
+
+    def _raw_uncalibrated(self, texts, need_var, show_progress=None):
         if self.method_ == "ffn":
             mean, lin, code = self.encoder.encode_with_features(texts, show_progress=show_progress)
             if not need_var:

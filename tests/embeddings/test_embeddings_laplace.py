@@ -175,3 +175,66 @@ def test_empty_base_embedding_gets_prior_variance(lsa, pairs):
     ens = UEC([pe, ProbabilisticEncoder(encoders.fasttext_lee(vector_size=32, epochs=1), rng=1).fit_laplace(
         pairs, batch_size=6)], temperature=1.0, reduce="mean")
     assert ens.coefficients(["qwxzv zzqqj"])[0, 0] < 0.5  # the abstaining LSA member is down-weighted
+
+
+def test_variance_calibration_mle_scale_invariance_and_reset(lsa, pairs):
+    held = encoders.lee_pairs(10, rng=7)
+    hq, hp = [p[0] for p in held], [p[1] for p in held]
+    pe = ProbabilisticEncoder(lsa, rng=0).fit_laplace(pairs, batch_size=6)
+    assert not pe.is_calibrated
+    zq, zp, zt = pe.encode(hq), pe.encode(hp), pe.encode(TEXTS)
+    # independent computation of the maximum-likelihood scale of the positive-pair residuals
+    c = np.mean((zq.mean - zp.mean) ** 2 / (zq.var + zp.var))
+    assert pe.calibrate(held) is pe and pe.is_calibrated
+    assert pe.variance_scale_ == pytest.approx(c, rel=1e-12)
+    assert pe.calibration_["n_pairs"] == 10
+    np.testing.assert_allclose(pe.encode(TEXTS).var, c * zt.var, rtol=1e-12)
+    np.testing.assert_array_equal(pe.encode(TEXTS).mean, zt.mean)
+    # after calibration the standardised squared residual averages exactly 1
+    cq, cp = pe.encode(hq), pe.encode(hp)
+    assert np.mean((cq.mean - cp.mean) ** 2 / (cq.var + cp.var)) == pytest.approx(1.0, rel=1e-10)
+    # calibrating twice is idempotent (fitted on the uncalibrated variance)
+    np.testing.assert_allclose(pe.calibrate(held).variance_scale_, c, rtol=1e-12)
+    # the calibrated variance does not depend on the arbitrary per-model factor s_k
+    pe10 = ProbabilisticEncoder(lsa, rng=0, scale=10.0).fit_laplace(pairs, batch_size=6, calibration_pairs=held)
+    assert pe10.variance_scale_ == pytest.approx(c / 10, rel=1e-10)
+    np.testing.assert_allclose(pe10.encode(TEXTS).var, pe.encode(TEXTS).var, rtol=1e-10)
+    # refitting drops the calibration (paper-faithful default)
+    pe.fit_laplace(pairs, batch_size=6)
+    assert not pe.is_calibrated
+    np.testing.assert_array_equal(pe.encode(TEXTS).var, zt.var)
+
+
+def test_variance_calibration_input_errors(lsa, pairs):
+    with pytest.raises(InputError, match="self"):
+        ProbabilisticEncoder(lsa).calibrate(pairs)
+    pe = ProbabilisticEncoder(lsa).fit_laplace(pairs, batch_size=6)
+    with pytest.raises(InputError, match="pairs"):
+        pe.calibrate(pairs[:1])
+    with pytest.raises(InputError, match="pairs"):
+        pe.calibrate("a text")
+    with pytest.raises(InputError, match="pairs"):  # identical views: no observable disagreement
+        pe.calibrate([(TEXTS[0], TEXTS[0]), (TEXTS[1], TEXTS[1])])
+    assert not pe.is_calibrated
+    with pytest.raises(InputError, match="calibration_pairs"):
+        ProbabilisticEncoder(lsa).fit_laplace(pairs, batch_size=6, calibration_pairs=[("a", 1)])
+
+
+def test_gensim_encoders_reproducible_across_processes():
+    """gensim salts its vector initialisation with Python's per-process ``hash`` unless told otherwise."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from iclr26sci.embeddings import encoders\n"
+            "T = ['The bushfire forced hundreds to leave their homes.', '', 'zzz']\n"
+            "d = encoders.doc2vec_lee(vector_size=8, epochs=2, rng=0).encode(T)\n"
+            "f = encoders.fasttext_lee(vector_size=8, epochs=1, rng=0).encode(T)\n"
+            "print(d.round(10).tolist(), f.round(10).tolist())")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=root, OMP_NUM_THREADS="1")
+        outs.append(subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True,
+                                   text=True, check=True).stdout)
+    assert outs[0] == outs[1] and outs[0].strip()
