@@ -115,6 +115,13 @@ def main(quick: bool):
     Mraw = np.stack([z.mean for z in raw])
     Vraw = np.stack([z.var for z in raw])
     norm = {vn: normalize_gaussian(Mraw, Vraw, vn) for vn in ("delta", "code")}
+    # optional per-member variance calibration (ProbabilisticEncoder.calibrate) on pairs of the held-out
+    # tuning half B: one maximum-likelihood scale per member, applied to the delta-normalised variance
+    t0 = time.perf_counter()
+    cal_pairs = encoders.lee_pairs(docs=tune_docs, max_words=60)
+    scales = np.array([m.calibrate(cal_pairs).variance_scale_ for m in members])
+    t_cal = time.perf_counter() - t0
+    norm["cal"] = (norm["delta"][0], norm["delta"][1] * scales[:, None, None])
 
     def sub(vn, items):
         ii = [idx[t] for t in items]
@@ -162,13 +169,13 @@ def main(quick: bool):
     grid_w = [w for w in itertools.product(np.arange(0, 1.01, 0.1), repeat=3) if abs(sum(w) - 1) < 1e-9]
     best_w = max(grid_w, key=lambda w: dev_mrr(scorer("weighted", w=w)[0]))
     lam_scale = {}
-    for vn in ("delta", "code"):
+    for vn in ("delta", "code", "cal"):
         _, V = sub(vn, tune_q)
         lam = (1.0 / (V + 1e-30)).mean(-1)
         lam_scale[vn] = float(np.median(lam.max(0) - lam.min(0)))
     # beta on the scale of the dot-product variance (median V of dev query/document pairs, T = inf)
     v_scale = {}
-    for vn in ("delta", "code"):
+    for vn in ("delta", "code", "cal"):
         gq_, gd_ = uec_combine(*sub(vn, tune_q), np.inf), uec_combine(*sub(vn, tune_d), np.inf)
         v_scale[vn] = float(np.median(dot_variance(gq_.mean, gq_.var, gd_.mean, gd_.var)))
     T_grid = [0.01, 0.1, 1.0, 10.0, 100.0, np.inf]
@@ -182,6 +189,7 @@ def main(quick: bool):
     T_b0, _ = tune("delta", T_grid, [0.0])
     _, b_inf = tune("delta", [np.inf], b_grid)
     T_c, b_c = tune("code", T_grid, b_grid)
+    T_cal, b_cal = tune("cal", T_grid, b_grid)
     t_tune = time.perf_counter() - t_tune
 
     methods = {n: scorer("single", k=k) for k, n in enumerate(names)}
@@ -193,6 +201,7 @@ def main(quick: bool):
     methods["UEC beta=0"] = scorer("uec", vn="delta", T=T_b0, beta=0.0)
     methods["UEC T=inf"] = scorer("uec", vn="delta", T=np.inf, beta=b_inf)
     methods["UEC code variance norm"] = scorer("uec", vn="code", T=T_c, beta=b_c)
+    methods["UEC calibrated variance (tuned T, beta)"] = scorer("uec", vn="cal", T=T_cal, beta=b_cal)
 
     # ---------------------------------------------------------------- evaluation
     from sklearn.linear_model import LogisticRegression
@@ -222,7 +231,8 @@ def main(quick: bool):
     best_w = tuple(float(round(x, 1)) for x in best_w)
     print(f"\nchosen: weighted-mean weights {best_w}; UEC T = {T_d:.3g} (scale {lam_scale['delta']:.3g}), "
           f"beta = {b_d:.3g} (V scale {v_scale['delta']:.3g}); beta=0 ablation T = {T_b0:.3g}; T=inf ablation beta = {b_inf:.3g}; code-norm T = {T_c:.3g}, "
-          f"beta = {b_c:.3g}")
+          f"beta = {b_c:.3g}; calibrated: scales {np.array2string(scales, precision=3)}, T = {T_cal:.3g} "
+          f"(scale {lam_scale['cal']:.3g}), beta = {b_cal:.3g} (calibration {t_cal:.1f} s)")
     cols = ["Lee sim rho", "Lee MRR", "Lee nDCG@10", "WS353 rho", "SimLex rho", "polarity acc"]
     cmp = pd.DataFrame({"UEC": df.loc["UEC (tuned T, beta)", cols],
                         "best single (per task)": singles[cols].max(),
@@ -236,10 +246,12 @@ def main(quick: bool):
     coef_rows = []
     for label, items in [("Lee documents", lee_docs), ("Lee queries (1st sentence)", eval_q),
                          ("single words", words), ("polarity sentences", pol_x)]:
-        M, V = sub("delta", items)
-        pi = uec_combine(M, V, T_d, reduce="mean").coefficients
-        coef_rows.append({"texts": label, **{f"mean pi[{n}]": float(pi[:, k].mean()) for k, n in enumerate(names)},
-                          "share of near one-hot (max pi > 0.99)": float(np.mean(pi.max(1) > 0.99))})
+        for vn, T_ in (("delta", T_d), ("cal", T_cal)):
+            M, V = sub(vn, items)
+            pi = uec_combine(M, V, T_, reduce="mean").coefficients
+            coef_rows.append({"texts": label, "variance": "calibrated" if vn == "cal" else "paper",
+                              **{f"mean pi[{n}]": float(pi[:, k].mean()) for k, n in enumerate(names)},
+                              "share of near one-hot (max pi > 0.99)": float(np.mean(pi.max(1) > 0.99))})
     print("\n== UEC coefficients (tuned T) by kind of text ==")
     print(pd.DataFrame(coef_rows).round(3).to_string(index=False))
 
