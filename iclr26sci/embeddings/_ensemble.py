@@ -114,6 +114,17 @@ class UEC:
                 raise InputError("members", f"member {i} ({m.name}) is not fitted for uncertainty",
                                  "call .fit_laplace(pairs) on every member")
 
+    def calibrate(self, pairs, *, show_progress: bool | None = None) -> "UEC":
+        """Calibrate every member's variance scale on held-out positive ``pairs``
+        (:meth:`ProbabilisticEncoder.calibrate`; optional, the paper's variance is the default). Returns ``self``."""
+        from ._probabilistic import check_pairs
+
+        pairs = check_pairs(pairs)
+        self._check_fitted()
+        for m in self.members:
+            m.calibrate(pairs, show_progress=show_progress)
+        return self
+
     def member_embeddings(self, texts, *, show_progress: bool | None = None):
         """Normalised member Gaussians: ``means, vars`` of shape ``(K, n, D)``."""
         texts = check_texts(texts)

@@ -257,10 +257,7 @@ class ProbabilisticEncoder:
                              "call .fit_laplace(pairs) before .calibrate(pairs)")
         pairs = check_pairs(pairs)
         texts = [t for pr in pairs for t in pr]
-        for attr in ("variance_scale_", "calibration_"):
-            if hasattr(self, attr):
-                delattr(self, attr)
-        mean, var = self._raw(texts, True, show_progress)
+        mean, var = self._raw_uncalibrated(texts, True, show_progress)
         mean, var = normalize_gaussian(mean, var, "delta")
         r2 = (mean[0::2] - mean[1::2]) ** 2
         z2 = r2 / np.maximum(var[0::2] + var[1::2], 1e-300)

@@ -218,6 +218,22 @@ def test_variance_calibration_input_errors(lsa, pairs):
     assert not pe.is_calibrated
     with pytest.raises(InputError, match="calibration_pairs"):
         ProbabilisticEncoder(lsa).fit_laplace(pairs, batch_size=6, calibration_pairs=[("a", 1)])
+    # a failed calibration keeps an earlier one
+    held = encoders.lee_pairs(6, rng=3)
+    c = pe.calibrate(held).variance_scale_
+    with pytest.raises(InputError, match="pairs"):
+        pe.calibrate([(TEXTS[0], TEXTS[0]), (TEXTS[1], TEXTS[1])])
+    assert pe.variance_scale_ == c
+    # ensemble-level calibration calibrates every member (and validates first)
+    other = ProbabilisticEncoder(lsa, rng=1).fit_laplace(pairs, batch_size=6)
+    ens = UEC([pe, other])
+    with pytest.raises(InputError, match="pairs"):
+        ens.calibrate(held[:1])
+    assert not other.is_calibrated
+    assert ens.calibrate(held) is ens and other.is_calibrated
+    assert pe.variance_scale_ == pytest.approx(c, rel=1e-12)
+    with pytest.raises(InputError, match="members"):
+        UEC([pe, ProbabilisticEncoder(lsa)]).calibrate(held)
 
 
 def test_gensim_encoders_reproducible_across_processes():
