@@ -4,11 +4,16 @@ Same synthetic efficient-coding neurons and splits for every model; prints query
 predictive NLL (per trial, on the sqrt-count scale), 90% interval coverage and fit+predict time,
 with ratios to TIK.
 
-    python benchmarks/bench_kernels.py [--quick]
+    python benchmarks/bench_kernels.py [--quick] [--targets] [--threads T]
+
+``--targets`` times only the issue's three speed targets (16x16 patches, default TIK settings):
+meta-training on 2000 synthetic neurons (< 5 min), per-neuron adaptation + prediction at
+n = 400 (< 1 s), evidence and Bayes factor of one neuron at n = 400 (< 0.1 s).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
 
@@ -157,17 +162,78 @@ def main(quick: bool):
     t = time.perf_counter()
     tik.log_evidence(tk.X_support[:400], tk.y_support[:400])
     ev_s = time.perf_counter() - t
+    gp_a = tik.fit(tk.X_support[:400], tk.y_support[:400])
+    gp_b = PixelRBFGP().fit(tk.X_support[:400], tk.y_support[:400])
+    t = time.perf_counter()
+    bayes_factor(gp_a, gp_b)
+    bf_cached_s = time.perf_counter() - t
     pd.set_option("display.width", 200)
     print(f"patches {p}x{p}, {n_tasks} synthetic training neurons, meta-training {settings['n_outer']} outer steps: "
           f"{meta_s:.1f} s; {n_neurons} held-out neurons, query n = 200")
     print(df.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"\nevidence (fit + evaluate) of one neuron at n=400: {ev_s:.3f} s; Bayes factor TIK:RBF at n=400: "
-          f"{bf_s:.3f} s (log BF = {float(bf):.2f})")
+          f"{bf_s:.3f} s (log BF = {float(bf):.2f}); Bayes factor of the two fitted models (no refit): {bf_cached_s:.4f} s")
+
+
+def speed_targets(n_neurons: int = 5):
+    """Time exactly the issue's three speed targets and print them against the targets."""
+    load = os.getloadavg()[0]
+    P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
+    theory = EfficientCodingTheory(center_radius=2.0).fit(P)
+    tasks = TheoryTaskSampler(theory, P, n_tasks=2000, rng=1)  # n_support (25, 50, 100, 200), n_query 100
+    tik = TheoryInformedKernel(show_progress=False)  # defaults: conv 16 ch 5x5, m = 16, 300 outer steps of 8 tasks
+    t = time.perf_counter()
+    tik.meta_fit(tasks, rng=0)
+    meta_s = time.perf_counter() - t
+    test = TheoryTaskSampler(theory, P, n_tasks=n_neurons, n_support=(400,), n_query=200, rng=2)
+    rbf = PixelRBFGP()
+    fit_s, ev_s, bf_s, evfit_s, bffit_s, same = [], [], [], [], [], True
+    for i in range(n_neurons):
+        tk = test[i]
+        t = time.perf_counter()
+        gp = tik.fit(tk.X_support, tk.y_support)
+        gp.predict(tk.X_query)
+        fit_s.append(time.perf_counter() - t)
+        gp_rbf = rbf.fit(tk.X_support, tk.y_support)
+        t = time.perf_counter()
+        ev = gp.log_evidence()
+        ev_s.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        bf = bayes_factor(gp, gp_rbf)  # fitted models: evidences at their type-II MAP, no refit
+        bf_s.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ev2 = tik.log_evidence(tk.X_support, tk.y_support)  # refit included (refit=True, the default)
+        evfit_s.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        bf2 = bayes_factor(tik, rbf, tk.X_support, tk.y_support)  # both type-II fits included
+        bffit_s.append(time.perf_counter() - t)
+        same &= bool(np.allclose(ev, ev2, rtol=0, atol=1e-9) and np.allclose(bf.log_bf, bf2.log_bf, rtol=0, atol=1e-9))
+    rows = [
+        {"target": "meta-training, 2000 neurons 16x16, 300 steps x 8 tasks", "seconds": meta_s, "limit s": 300.0},
+        {"target": "adaptation + prediction, n = 400 (mean)", "seconds": np.mean(fit_s), "limit s": 1.0},
+        {"target": "  (worst neuron)", "seconds": np.max(fit_s), "limit s": 1.0},
+        {"target": "evidence, n = 400, fitted model", "seconds": np.mean(ev_s), "limit s": 0.1},
+        {"target": "Bayes factor TIK:RBF, n = 400, fitted models", "seconds": np.mean(bf_s), "limit s": 0.1},
+        {"target": "evidence incl. type-II fit (refit=True)", "seconds": np.mean(evfit_s), "limit s": np.nan},
+        {"target": "Bayes factor incl. both fits", "seconds": np.mean(bffit_s), "limit s": np.nan},
+    ]
+    df = pd.DataFrame(rows)
+    df["met"] = np.where(df["limit s"].isna(), "-", np.where(df["seconds"] < df["limit s"], "yes", "NO"))
+    print(f"speed targets: torch threads {torch.get_num_threads()}, load average at start {load:.2f}, "
+          f"at end {os.getloadavg()[0]:.2f}; {n_neurons} held-out neurons; meta-training "
+          f"{meta_s / tik.n_outer:.3f} s per outer step")
+    print(df.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"cached and refitted evidences / log BFs identical: {same}")
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--targets", action="store_true", help="time only the issue's three speed targets")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     args = ap.parse_args()
-    torch.set_num_threads(1)
-    main(args.quick)
+    torch.set_num_threads(args.threads)
+    if args.targets:
+        speed_targets()
+    else:
+        main(args.quick)

@@ -10,7 +10,7 @@ import torch
 from iclr26sci.core import Estimate, InputError, check_in_range, check_positive_int
 
 from ._gp import DTYPE, log_evidence, rbf_kernel, stable_cholesky, LOG2PI
-from ._model import DeepKernelGP, _standardise, solve_inner
+from ._model import DeepKernelGP, NeuronGP, _data_key, _standardise, solve_inner
 from ._theory import CITATION
 
 __all__ = ["BayesFactor", "bayes_factor", "TheoryMatch", "theory_match"]
@@ -39,11 +39,34 @@ class BayesFactor:
 
 
 def _check_model(m, name):
+    if isinstance(m, NeuronGP):
+        return
     if not (hasattr(m, "fit") and hasattr(m, "log_evidence")):
         raise InputError(name, f"is a {type(m).__name__}", "a GP model with fit/log_evidence (e.g. TheoryInformedKernel)")
 
 
-def bayes_factor(model_a, model_b, stimuli, responses, prior_odds: float = 1.0, laplace: bool = False) -> BayesFactor:
+def _evidence(m, name, stimuli, responses, laplace, refit):
+    if isinstance(m, NeuronGP):  # already fitted: evidence at its type-II MAP hyper-parameters, no refit
+        if stimuli is not None or responses is not None:
+            if stimuli is None or responses is None:
+                raise InputError("responses" if responses is None else "stimuli", "is missing",
+                                 "both stimuli and responses, or neither, with fitted models")
+            X = m.model._check_stimuli(stimuli, "stimuli")
+            Y = np.asarray(responses, dtype=float)
+            if _data_key(X, Y[None] if Y.ndim == 1 else Y) != getattr(m, "data_key_", None):
+                raise InputError(name, "was fitted on other stimuli/responses than those given",
+                                 "a fitted model of these data (or an unfitted model, which is then fitted)")
+        return np.asarray(m.log_evidence(laplace=laplace), float)
+    if stimuli is None or responses is None:
+        raise InputError("stimuli" if stimuli is None else "responses", "is missing",
+                         f"data to fit {name} (a {type(m).__name__}) on")
+    if refit:
+        return np.asarray(m.log_evidence(stimuli, responses, laplace=laplace), float)
+    return np.asarray(m.log_evidence(stimuli, responses, laplace=laplace, refit=False), float)
+
+
+def bayes_factor(model_a, model_b, stimuli=None, responses=None, prior_odds: float = 1.0, laplace: bool = False,
+                 refit: bool = True) -> BayesFactor:
     """Log Bayes factor of two GP models on the same neuron(s) from exact evidences.
 
     .. math:: \\log\\mathrm{BF}(A{:}B) = \\log p(y\\mid X, A) - \\log p(y\\mid X, B)
@@ -54,11 +77,16 @@ def bayes_factor(model_a, model_b, stimuli, responses, prior_odds: float = 1.0, 
 
     Parameters
     ----------
-    model_a, model_b : fitted or ready GP models (TheoryInformedKernel, PixelRBFGP, FixedFeatureGP, ...)
-    stimuli : array (n, d)
-    responses : array (n,) or (n_neurons, n)
+    model_a, model_b : GP models (TheoryInformedKernel, PixelRBFGP, FixedFeatureGP, ...), fitted to the
+        neuron(s) inside this call, or fitted :class:`NeuronGP` objects (``model.fit(stimuli, responses)``),
+        whose evidences are evaluated at their fitted hyper-parameters without refitting (one Cholesky).
+    stimuli : array (n, d), optional with two fitted NeuronGP (if given, they must be the fitted data)
+    responses : array (n,) or (n_neurons, n), likewise
     prior_odds : float, P(A)/P(B)
     laplace : bool
+    refit : bool
+        ``False``: a model whose latest ``fit`` was on exactly these data reuses
+        that fit (see ``DeepKernelGP.log_evidence``); the numbers are identical.
 
     References
     ----------
@@ -67,8 +95,8 @@ def bayes_factor(model_a, model_b, stimuli, responses, prior_odds: float = 1.0, 
     _check_model(model_a, "model_a")
     _check_model(model_b, "model_b")
     po = check_in_range(prior_odds, "prior_odds", 0.0, None, low_open=True)
-    ea = np.asarray(model_a.log_evidence(stimuli, responses, laplace=laplace), float)
-    eb = np.asarray(model_b.log_evidence(stimuli, responses, laplace=laplace), float)
+    ea = _evidence(model_a, "model_a", stimuli, responses, laplace, refit)
+    eb = _evidence(model_b, "model_b", stimuli, responses, laplace, refit)
     lbf = ea - eb
     prob = 1.0 / (1.0 + np.exp(-np.clip(lbf + math.log(po), -700, 700)))
     return BayesFactor(lbf, ea, eb, prob)
