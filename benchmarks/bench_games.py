@@ -7,9 +7,13 @@
 2. Small N-player games expanded to normal form: our LP (zero-sum) / Lemke
    (general-sum) vs pygambit (gnm_solve, logit_solve); skipped with a message
    when pygambit is absent.
-3. Scale: the LP at N = 1000 dense (N = 300 with --quick), the largest N
-   Lemke handles in about a minute, one DP round at N = 2^14 sparse, a
-   60-round DP run at N = 1024 dense.
+3. Scale: the zero-sum solver (auto) at N = 1000 dense (N = 300 with --quick),
+   the LP at N = 10^5 sparse, the largest N Lemke handles in about a minute,
+   one DP round at N = 2^14 sparse, a 60-round DP run at N = 1024 dense.
+4. Speed target: exact zero-sum equilibrium at N = 1000, A = 3, ER(0.5) in
+   under 30 s with a certificate (max gap < 1e-6): the dense interior point
+   ("ipm", the default) against the HiGHS LP ("lp") at N = 500 and 1000
+   (N = 500 only with --quick). ``--target`` runs only this table.
 """
 from __future__ import annotations
 
@@ -103,8 +107,8 @@ def scale(quick: bool) -> pd.DataFrame:
     n_lp = 300 if quick else 1000
     g = PolymatrixGame.random(n_lp, 3, p=0.5, payoffs="zero_sum", rng=2)
     res, t = timed(solve_equilibrium, g)
-    rows.append({"task": f"zero-sum LP, N={n_lp} dense p=0.5", "seconds": t, "quality": f"max gap {res.max_gap:.1e}",
-                 "note": res.info.get("solver", res.method)})
+    rows.append({"task": f"zero-sum exact (auto: {res.method}), N={n_lp} dense p=0.5", "seconds": t,
+                 "quality": f"max gap {res.max_gap:.1e}", "note": res.info.get("solver", res.method)})
     n_sp = 10_000 if quick else 100_000
     g = PolymatrixGame.random(n_sp, 3, graph="circulant", degree=6, payoffs="zero_sum", rng=3)
     res, t = timed(solve_equilibrium, g)
@@ -135,17 +139,42 @@ def scale(quick: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def target(quick: bool) -> pd.DataFrame:
+    """Speed target: N = 1000, A = 3, ER(0.5) zero-sum, < 30 s, certificate max gap < 1e-6."""
+    rows = []
+    for n in ((500,) if quick else (500, 1000)):
+        g = PolymatrixGame.random(n, 3, p=0.5, payoffs="zero_sum", rng=2)
+        for method in ("ipm", "lp"):
+            load = os.getloadavg()[0]
+            res, t = timed(solve_equilibrium, g, method)
+            rows.append({"N": n, "method": res.method, "seconds": t, "max gap": res.max_gap,
+                         "certified": res.certified, "iterations": res.info.get("ipm_iterations", ""),
+                         "polished": res.info.get("polished", ""), "load1 at start": load,
+                         "target": "< 30 s, gap < 1e-6" if n == 1000 else ""})
+        rows.append({"N": n, "method": "ratio lp/ipm", "seconds": rows[-1]["seconds"] / rows[-2]["seconds"],
+                     "max gap": np.nan, "certified": "", "iterations": "", "polished": "", "load1 at start": np.nan,
+                     "target": ""})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--target", action="store_true", help="only the N = 1000 speed-target table")
     args = ap.parse_args(argv)
     pd.set_option("display.width", 200)
+    if args.target:
+        print("== speed target: exact zero-sum equilibrium, A=3, ER(0.5) ==")
+        print(target(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+        return
     print("== 2-player zero-sum: iclr26sci LP vs nashpy ==")
     print(two_player(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print("\n== N-player games on the expanded normal form: iclr26sci vs pygambit ==")
     print(n_player(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print("\n== scale ==")
     print(scale(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print("\n== speed target: exact zero-sum equilibrium, A=3, ER(0.5) ==")
+    print(target(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 
 
 if __name__ == "__main__":

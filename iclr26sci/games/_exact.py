@@ -190,7 +190,7 @@ def _dense_support_solve(m: np.ndarray, owner: np.ndarray, n: int, supp: np.ndar
     return x
 
 
-def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: int = 2):
+def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: int = 6):
     r"""Mehrotra predictor-corrector interior point on the equilibrium LCP of a zero-sum game.
 
     Unknowns :math:`x\ge0` (valid actions), :math:`w` (one value per player), slacks
@@ -204,7 +204,8 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
     .. math::  \begin{pmatrix} X^{-1}S-\mathbf M & E^\top\\ E & 0\end{pmatrix}
 
     is nonsingular. This is half the size of the LP's KKT system (the LP's dual repeats the
-    primal), one dense LU of order :math:`\sum_i A_i + N` per iteration. Once the normalised
+    primal); restricted to the null space of :math:`E` it is one dense LU of order
+    :math:`\sum_i (A_i - 1)` per iteration, with :math:`Z^\top\mathbf MZ` formed once. Once the normalised
     iterate has max gap below ``tol`` it tries, after each iteration, an exact solve on the
     support guessed by Tapia's indicator and returns it when its gap is smaller; after
     ``refine`` further iterations without such a solve it returns the best certified iterate.
@@ -228,12 +229,25 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
     np.maximum.at(best, owner, g)
     w = best + 1.0
     s = w[owner] - g
-    kn = k + n
-    base = np.zeros((kn, kn))
-    base[:k, :k] = -m
-    base[np.arange(k), k + owner] = 1.0
-    base[k + owner, np.arange(k)] = 1.0
-    diag = np.arange(k)
+    # Null-space reduction: the directions keep E dx = 0, so dx = Z y with Z's columns
+    # e_a - e_last(u) (every action but each player's last). Then Z'(D - M)Z y = Z' r, and
+    # Z'MZ is formed once: each iteration factorises an order sum_i (A_i - 1) matrix instead of
+    # sum_i A_i + N (N = 1000, A = 3: 2000 instead of 4000, 8x fewer flops).
+    last = np.cumsum(cnt) - 1                     # k-index of every player's last action
+    nl = np.setdiff1d(np.arange(k), last)         # the other actions: one column of Z each
+    q = nl.size
+    lst = last[owner[nl]]
+    mz = m[:, nl] - m[:, lst]
+    ztmz = mz[nl] - mz[lst]
+    del mz
+    own_nl = owner[nl]
+    cnt_nl = np.bincount(own_nl, minlength=n)
+    start_nl = np.cumsum(cnt_nl) - cnt_nl
+    sizes = cnt_nl[own_nl]
+    pair_r = np.repeat(np.arange(q), sizes)       # (j, j') pairs of columns of the same player
+    offs = np.arange(pair_r.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    pair_c = np.repeat(start_nl[own_nl], sizes) + offs
+    diag = np.arange(q)
     info: dict = {"solver": "dense interior point on the equilibrium LCP"}
 
     def padded(v):
@@ -251,11 +265,15 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
                 r = min(r, float(np.min(-v[neg] / dv[neg])))
         return r
 
-    first, best, tried = None, None, []
+    first, best, tried, prev_supp = None, None, [], None
     for it in range(1, max_iter + 1):
         mu = float(x @ s) / k
-        a = base.copy()
-        a[diag, diag] += s / x
+        if q == 0:                                # every player has a single action
+            break
+        d = s / x
+        a = -ztmz
+        a[diag, diag] += d[nl]
+        a[pair_r, pair_c] += d[lst[pair_r]]
         try:
             lu = sl.lu_factor(a, overwrite_a=True, check_finite=False)
         except (np.linalg.LinAlgError, ValueError):
@@ -264,10 +282,14 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
         del a
 
         def newton(rc):
-            rhs = np.zeros(kn)
-            rhs[:k] = rc / x
-            d = sl.lu_solve(lu, rhs, check_finite=False)
-            return d[:k], d[k:], d[k:][owner] - m @ d[:k]
+            r = rc / x
+            y = sl.lu_solve(lu, r[nl] - r[lst], check_finite=False)
+            dx = np.zeros(k)
+            dx[nl] = y
+            dx[last] = -np.bincount(own_nl, weights=y, minlength=n)
+            mdx = m @ dx
+            dw = np.bincount(owner, weights=r - d * dx + mdx, minlength=n) / cnt
+            return dx, dw, dw[owner] - mdx
 
         dxa, _, dsa = newton(-x * s)                                  # affine (predictor) direction
         aa = maxstep(dxa, dsa)
@@ -292,8 +314,13 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
             info.update(ipm_iterations=it, ipm_gap=gap, mu=float(x @ s) / k, status="certified")
             # support guess: Tapia's indicator (x shrank less than s in the last step); scale-free,
             # and right long before x > s separates. One exact solve; kept if its gap is smaller.
+            # Solve only once the guess is the same in two successive iterations (a wrong guess
+            # costs a dense solve of order |S| + N, about two iterations).
             supp = x / x_prev > s / s_prev
-            if np.bincount(owner[supp], minlength=n).min() > 0 and not any(np.array_equal(supp, t) for t in tried):
+            stable = prev_supp is not None and np.array_equal(supp, prev_supp)
+            prev_supp = supp
+            if stable and np.bincount(owner[supp], minlength=n).min() > 0 and \
+                    not any(np.array_equal(supp, t) for t in tried):
                 tried.append(supp)
                 cand = _dense_support_solve(m, owner, n, supp)
                 if cand is not None:
@@ -309,6 +336,12 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
     if best is not None:
         info["polished"] = False
         return best[0], info
+    if q == 0:
+        xp = padded(x)
+        gap = _certify(game, xp)
+        if gap < tol:
+            info.update(ipm_iterations=0, ipm_gap=gap, status="certified", polished=False)
+            return xp, info
     info["status"] = "iteration cap"
     return None, {**info, "ipm_iterations": max_iter}
 
@@ -456,10 +489,11 @@ def _support_route(game: PolymatrixGame, iters: int, tol: float, check_every: in
 
 def _dense_enough(game: PolymatrixGame) -> bool:
     """Use the dense interior point: payoff matrix with more than 5e4 nonzeros, at least 5% dense,
-    and a Newton matrix of order sum A_i + N <= 7000 (one LU of that order per iteration)."""
+    and sum A_i <= 6000 (the dense copy of M then takes at most 288 MB; each iteration is one LU
+    of order sum (A_i - 1))."""
     k = int(game._acts.sum())
     nnz = game._src.size * game._amax ** 2
-    return nnz > 50_000 and nnz >= 0.05 * k * k and k + game._n <= 7000
+    return nnz > 50_000 and nnz >= 0.05 * k * k and k <= 6000
 
 
 def _certify(game: PolymatrixGame, x: np.ndarray) -> float:
@@ -476,7 +510,7 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
     game : PolymatrixGame
     method : {"auto", "lp", "ipm", "support", "lemke"}
         ``"auto"``: zero-sum games use ``"ipm"`` when the payoff matrix is dense
-        (more than 5e4 nonzeros, at least 5% dense, sum A_i + N <= 7000) and the
+        (more than 5e4 nonzeros, at least 5% dense, sum A_i <= 6000) and the
         LP otherwise; general-sum games use Lemke.
         ``"lp"`` is the CCDP LP with HiGHS (dual simplex for small games,
         interior point without crossover when the payoff matrix has more than

@@ -96,3 +96,11 @@ def test_ipm_needs_zero_sum():
     g = PolymatrixGame.random(6, 3, p=0.8, payoffs="uniform", rng=0)
     with pytest.raises(InputError, match="method"):
         solve_equilibrium(g, "ipm")
+
+
+def test_ipm_single_action_players_only():
+    z = np.zeros((1, 1, 1))
+    g = PolymatrixGame.from_arrays(2, [[0, 1]], z, z)
+    r = solve_equilibrium(g, "ipm")
+    assert r.method == "ipm" and r.certified
+    np.testing.assert_allclose(np.asarray(r.strategies), 1.0)
