@@ -9,7 +9,10 @@ r"""Exact equilibria of polymatrix games.
       \quad x_u\in\Delta(A_u),
 
   whose optimum is 0 and whose optimal :math:`x` are exactly the Nash equilibria.
-  HiGHS's dual simplex for small games, its interior point for large ones
+  Dense games: a dense Mehrotra interior point on the equilibrium LCP (monotone for
+  every zero-sum game), reduced to the null space of the simplex constraints, with an
+  exact solve on the support it identifies (``method="ipm"``, the default there).
+  Otherwise HiGHS's dual simplex for small games, its interior point for large ones
   (without crossover; with it if the certificate fails). An alternative exact route (``method="support"``): optimistic
   gradient play on the monotone equilibrium variational inequality, support
   identification, and an exact linear solve on the identified supports;
@@ -48,7 +51,8 @@ class EquilibriumResult:
         ``nash_gap.max()``: the certificate (below ``tol`` when ``certified``).
     certified : bool
     method : str
-        ``"lp"``, ``"support"`` (extragradient + exact support solve) or ``"lemke"``.
+        ``"lp"``, ``"ipm"`` (interior point on the LCP), ``"support"`` (extragradient +
+        exact support solve) or ``"lemke"``.
     objective : float
         LP optimum (0 for zero-sum games), ``nan`` for Lemke.
     seconds : float
