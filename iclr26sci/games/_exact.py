@@ -269,7 +269,7 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
                 r = min(r, float(np.min(-v[neg] / dv[neg])))
         return r
 
-    first, best, tried, prev_supp = None, None, [], None
+    first, best, tried, prev_supp, stalls = None, None, [], None, 0
     for it in range(1, max_iter + 1):
         mu = float(x @ s) / k
         if q == 0:                                # every player has a single action
@@ -307,6 +307,10 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
         s += alpha * ds
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(s))):
             info["status"] = "non-finite iterate"
+            return None, {**info, "ipm_iterations": it}
+        stalls = stalls + 1 if alpha < 1e-6 else 0
+        if stalls >= 5 and best is None:          # no progress: hand over to the LP
+            info["status"] = "stalled"
             return None, {**info, "ipm_iterations": it}
         xp = padded(x)
         gap = _certify(game, xp)

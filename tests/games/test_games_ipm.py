@@ -104,3 +104,15 @@ def test_ipm_single_action_players_only():
     r = solve_equilibrium(g, "ipm")
     assert r.method == "ipm" and r.certified
     np.testing.assert_allclose(np.asarray(r.strategies), 1.0)
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(n=st.integers(2, 14), a=st.integers(2, 4), p=st.floats(0.2, 1.0), seed=st.integers(0, 10_000))
+def test_ipm_certifies_every_zero_sum_game(n, a, p, seed):
+    g = PolymatrixGame.random(n, a, p=p, payoffs="zero_sum", rng=seed)
+    r = solve_equilibrium(g, "ipm")
+    assert r.method == "ipm" and r.certified and r.max_gap < 1e-6   # no fallback to the LP
+    np.testing.assert_allclose(g.nash_gap(r.strategies), r.nash_gap, atol=1e-12)
