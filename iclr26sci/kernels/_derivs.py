@@ -27,30 +27,39 @@ from ._gp import LOG2PI, stable_cholesky, unpack_psi
 __all__ = ["evidence_derivatives", "prior_derivatives"]
 
 
-def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, hessian: bool = True):
-    """Return ``(L (B,), grad (B, P), hess (B, P, P) or None)`` of the exact log evidence.
+def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, hessian: bool = True,
+                         hessian_dtype: torch.dtype | None = None):
+    r"""Return ``(L (B,), grad (B, P), hess (B, P, P) or None)`` of the exact log evidence.
 
     Implementation notes (speed, same mathematics): with :math:`G = A^{-1}`,
     :math:`S = (\alpha\alpha^\top - G)\circ K` and :math:`K G = I - \sigma^2 G`,
-    the gradient entries are Frobenius products :math:`\tfrac12\langle S, E_l\rangle`;
+    the gradient entries are :math:`\tfrac12\langle S, E_l\rangle` (one GEMV over the
+    explicit squared differences: the algebraic expansion :math:`(S\mathbf 1)^\top u_l^{\circ2} - u_l^\top S u_l`
+    is cheaper but loses digits to cancellation; with it the quick-profile few-shot check T6 failed, measured);
     the trace terms use :math:`N_l = A_l G` (one batched GEMM for all length-scales)
     and :math:`\operatorname{tr}(GA_iGA_j) = \langle N_i, N_j^\top\rangle`, with the
     output-scale and noise blocks in closed form (:math:`GK = I-\sigma^2 G`).
+
+    ``hessian_dtype=torch.float32`` computes only the Hessian's O(m n^3) products in
+    single precision (relative error ~1e-6; used for Newton *directions*, whose
+    acceptance and convergence are judged on the float64 value and gradient).
+    Value and gradient are always float64; the default Hessian is float64 (exact).
     """
     log_s2, log_l, log_n, c = unpack_psi(psi)
     B, n, m = F.shape
     q = log_l.shape[-1]  # m (ARD) or 1 (isotropic)
-    if q == 1:  # isotropic: one squared-distance matrix, never the (B, n, n, m) tensor
-        Fs = F * torch.exp(-log_l)[:, :, None]
-        sq = (Fs * Fs).sum(-1)
-        E = (sq[:, :, None] + sq[:, None, :] - 2.0 * Fs @ Fs.transpose(-1, -2)).clamp_min(0.0)[:, None]
-        Esum = E[:, 0]
-    else:
-        Fs = (F * torch.exp(-log_l)[:, None, :]).transpose(1, 2).contiguous()  # (B, m, n)
-        E = Fs[:, :, :, None] - Fs[:, :, None, :]
-        E = E * E  # (B, q, n, n)
-        Esum = E.sum(1)
-    K = torch.exp(log_s2)[:, None, None] * torch.exp(-0.5 * Esum)
+    iso = q == 1
+    if iso:  # one squared-distance matrix, never the (B, m, n, n) tensor
+        Us = F * torch.exp(-log_l)[:, :, None]
+        sq = (Us * Us).sum(-1)
+        D = (sq[:, :, None] + sq[:, None, :] - 2.0 * Us @ Us.transpose(-1, -2)).clamp_min(0.0)
+        E = D[:, None]
+    else:  # explicit differences: no cancellation in the kernel or in the gradient entries <S, E_l>
+        Ut = (F * torch.exp(-log_l)[:, None, :]).transpose(1, 2).contiguous()  # (B, m, n)
+        E = Ut[:, :, :, None] - Ut[:, :, None, :]
+        E = E * E  # (B, q, n, n); not in place: the gradient may be differentiated (IFT mixed term)
+        D = E.sum(1)
+    K = torch.exp(log_s2)[:, None, None] * torch.exp(-0.5 * D)
     noise = torch.exp(log_n)
     A = K.clone()
     A.diagonal(dim1=-2, dim2=-1).add_(noise[:, None])
@@ -63,8 +72,7 @@ def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, he
     W = alpha[:, :, None] * alpha[:, None, :] - G  # (B, n, n)
     S = W * K  # (B, n, n), symmetric
     Ef = E.reshape(B, q, n * n)
-    Sf = S.reshape(B, n * n, 1)
-    SE = (Ef @ Sf)[..., 0]  # <S, E_l>  (B, q)
+    SE = (Ef @ S.reshape(B, n * n, 1))[..., 0]  # <S, E_l>  (B, q)
     trW = W.diagonal(dim1=-2, dim2=-1).sum(-1)
     g_a = 0.5 * S.sum((-1, -2))
     g_l = 0.5 * SE
@@ -73,27 +81,31 @@ def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, he
     grad = torch.cat([g_a[:, None], g_l, g_n[:, None], g_c[:, None]], 1)
     if not hessian:
         return val, grad, None
+    hd = F.dtype if hessian_dtype is None else hessian_dtype
     P = q + 3
     H = torch.zeros(B, P, P, dtype=F.dtype)
     ia, il, i_n = 0, slice(1, q + 1), q + 1
+    E = E.to(hd)  # the squared-difference matrices in the Hessian's precision
+    Kh, Gh, Sh = K.to(hd), G.to(hd), S.to(hd)
     # A_ij terms: 1/2 <W, A_ij>; A_aa = K, A_al = K o E_l, A_lk = K o E_l o E_k - 2 delta_lk K o E_l, A_nn = s_n^2 I
     H[:, ia, ia] = g_a
     H[:, ia, il] = g_l
     H[:, il, ia] = g_l
-    H[:, il, il] = 0.5 * (Ef * S.reshape(B, 1, n * n)) @ Ef.transpose(1, 2) - torch.diag_embed(SE)
+    Ef = E.reshape(B, q, n * n)
+    H[:, il, il] = (0.5 * (Ef * Sh.reshape(B, 1, n * n)) @ Ef.transpose(1, 2)).to(F.dtype) - torch.diag_embed(SE)
     H[:, i_n, i_n] = g_n
     # - alpha^T A_i G A_j alpha + 1/2 tr(G A_i G A_j), derivative matrices A_a = K, A_l = K o E_l, A_n = s_n^2 I
-    Al = E.mul_(K[:, None])  # (B, q, n, n), E is not needed any more
-    Nl = (Al.reshape(B, q * n, n) @ G).reshape(B, q, n, n)  # A_l G = (G A_l)^T
+    Al = E.mul_(Kh[:, None]) if not torch.is_grad_enabled() else E * Kh[:, None]  # (B, q, n, n)
+    Nl = (Al.reshape(B, q * n, n) @ Gh).reshape(B, q, n, n)  # A_l G = (G A_l)^T
     Pm = -noise[:, None, None] * G  # G K = K G = I - s_n^2 G
     Pm.diagonal(dim1=-2, dim2=-1).add_(1.0)
     Gn = noise[:, None, None] * G  # G A_n
     NlT = Nl.transpose(-1, -2).reshape(B, q, n * n)
     Nlf = Nl.reshape(B, q, n * n)
     T = torch.empty(B, q + 2, q + 2, dtype=F.dtype)  # tr(G A_i G A_j), order (a, l..., n)
-    T[:, 1:q + 1, 1:q + 1] = Nlf @ NlT.transpose(1, 2)
+    T[:, 1:q + 1, 1:q + 1] = (Nlf @ NlT.transpose(1, 2)).to(F.dtype)
     base = torch.stack([Pm, Gn], 1).reshape(B, 2, n * n)  # symmetric: tr(G A_b G A_l) = <G A_b, N_l>
-    cross = base @ Nlf.transpose(1, 2)  # (B, 2, q)
+    cross = (base.to(hd) @ Nlf.transpose(1, 2)).to(F.dtype)  # (B, 2, q)
     T[:, 0, 1:q + 1] = cross[:, 0]
     T[:, 1:q + 1, 0] = cross[:, 0]
     T[:, q + 1, 1:q + 1] = cross[:, 1]
@@ -104,7 +116,7 @@ def evidence_derivatives(F: torch.Tensor, z: torch.Tensor, psi: torch.Tensor, he
     T[:, q + 1, 0] = bb[:, 1, 0]
     T[:, q + 1, q + 1] = bb[:, 1, 1]
     U = torch.cat([(r - noise[:, None] * alpha)[:, None],  # K alpha = r - s_n^2 alpha
-                   (Al.reshape(B, q * n, n) @ alpha[..., None]).reshape(B, q, n),
+                   (Al.reshape(B, q * n, n) @ alpha.to(hd)[..., None]).reshape(B, q, n).to(F.dtype),
                    (noise[:, None] * alpha)[:, None]], 1)  # A_i alpha (B, q+2, n)
     GU = torch.cholesky_solve(U.transpose(1, 2), L)  # (B, n, q+2)
     H[:, :q + 2, :q + 2] += -U @ GU + 0.5 * T
