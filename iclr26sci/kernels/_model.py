@@ -408,7 +408,7 @@ class DeepKernelGP:
         start = getattr(self, "psi_start_", None)
         start = psi0 if start is None else start.expand(N, -1).clone()
         # float32 Newton directions far from the optimum, float64 near it: the same maximiser to the
-        # solver's tolerance, ~1.5x faster at n = 400 (meta-training keeps float64 directions, see docs)
+        # solver's tolerance, ~1.5x faster at n = 400
         psi = solve_inner(F.expand(N, *F.shape), z, start, psi0, self.prior_scale, self.inner_iters,
                           direction_dtype=torch.float32)
         gp = NeuronGP(self, F, z, psi, loc, scale, single, psi0, X.shape[1])
@@ -635,7 +635,8 @@ class TheoryInformedKernel(DeepKernelGP):
         Fs, Fq = _extract_pair(self.feature_extractor_, Xs, Xq)
         if self.task_specific:
             psi0 = self._psi0(Fs, B)
-            psi = solve_inner(Fs.detach(), zs, psi0, psi0, self.prior_scale, self.inner_iters)
+            psi = solve_inner(Fs.detach(), zs, psi0, psi0, self.prior_scale, self.inner_iters,
+                              direction_dtype=torch.float32)
             self._last_psi = psi
             return ift_hypergradient(self.feature_extractor_, Xs, zs, Xq, zq, psi, psi0, self.prior_scale,
                                      method=self.hypergradient, features=(Fs, Fq))
