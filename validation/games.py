@@ -230,24 +230,30 @@ def _witness_runs(w, epsilon, delta, runs, rounds, rng, reg_scale=0.01):
     return ys, acc
 
 
+def _hardness_sweep(w, runs, rng, label, statistic, bound_fn, delta=1e-5):
+    """Over eps in (0.1, ..., 4): mean follower statistic on both neighbouring games against the lower bound.
+
+    Returns the table and min over eps of max(E_G, E_G') - (bound - 3 SE), which must be >= 0."""
+    rows, worst = [], np.inf
+    for eps in (0.1, 0.5, 1.0, 2.0, 4.0):
+        (y0, y1), acc = _witness_runs(w, eps, delta, runs, 60, rng)
+        v0, v1 = statistic(y0, False), statistic(y1, True)
+        m0, m1 = v0.mean(), v1.mean()
+        se = (v0 if m0 >= m1 else v1).std(ddof=1) / math.sqrt(runs)
+        bound = bound_fn(eps, delta)
+        worst = min(worst, max(m0, m1) - (bound - 3 * se))
+        rows.append({"epsilon": eps, "sigma": acc.sigma, f"E_G {label}": m0, f"E_G' {label}": m1, "bound": bound,
+                     "3 SE": 3 * se})
+    return rows, worst
+
+
 @check(method="games", guarantee="A-6: hardness (i): with an (eps, delta)-DP output, max(E_G dist, E_G' dist) "
        ">= D(1-delta)/(2(1+e^eps)) on the dominant-flip witness", paper=PAPER)
 def a06_hardness_distance(profile, rng):
     w = dominant_flip_witness()
     runs = profile.pick(500, 2000)
-    delta = 1e-5
-    rows = []
-    worst = np.inf
-    for eps in (0.1, 0.5, 1.0, 2.0, 4.0):
-        (y0, y1), acc = _witness_runs(w, eps, delta, runs, 60, rng)
-        d0, d1 = w.follower_distance_to_ne(y0), w.follower_distance_to_ne(y1, neighbor=True)
-        m0, m1 = d0.mean(), d1.mean()
-        se = (d0 if m0 >= m1 else d1).std(ddof=1) / math.sqrt(runs)
-        bound = w.distance_bound(eps, delta)
-        margin = (max(m0, m1) - (bound - 3 * se))
-        worst = min(worst, margin)
-        rows.append({"epsilon": eps, "sigma": acc.sigma, "E_G dist": m0, "E_G' dist": m1, "bound": bound,
-                     "3 SE": 3 * se})
+    rows, worst = _hardness_sweep(
+        w, runs, rng, "dist", lambda y, nb: w.follower_distance_to_ne(y, neighbor=nb), w.distance_bound)
     # power: the same algorithm without noise (not private) breaks the bound, so the check can fail
     lam = regularization(w.game._deg, 0.01)
     y0 = darp_dynamics(w.game, rounds=60, step_size=1.0, lam=lam, sigma=0.0, track=False, rng=0)["x"][0, 1]
@@ -266,17 +272,7 @@ def a06_hardness_distance(profile, rng):
 def a07_hardness_all_channels(profile, rng):
     w = dominant_flip_witness()
     runs = profile.pick(500, 2000)
-    delta = 1e-5
-    rows = []
-    worst = np.inf
-    for eps in (0.1, 0.5, 1.0, 2.0, 4.0):
-        (y0, y1), acc = _witness_runs(w, eps, delta, runs, 60, rng)
-        g0, g1 = w.follower_gap(y0), w.follower_gap(y1, neighbor=True)
-        m0, m1 = g0.mean(), g1.mean()
-        se = (g0 if m0 >= m1 else g1).std(ddof=1) / math.sqrt(runs)
-        bound = w.gap_bound(eps, delta)
-        worst = min(worst, max(m0, m1) - (bound - 3 * se))
-        rows.append({"epsilon": eps, "E_G gap_f": m0, "E_G' gap_f": m1, "bound": bound, "3 SE": 3 * se})
+    rows, worst = _hardness_sweep(w, runs, rng, "gap_f", lambda y, nb: w.follower_gap(y, neighbor=nb), w.gap_bound)
     return CheckResult(worst, 0.0, comparison=">=", table=rows,
                        details="Follower's gap against the private player's dominant action (c0 = 1); "
                                f"{runs} runs per game; statistic = min over eps of max(E gap) - (bound - 3 SE).")
