@@ -123,8 +123,8 @@ def check_in_range(
     if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
         raise InputError(name, f"got {value!r} of type {type(value).__name__}", "a real number")
     v = float(value)
-    lo = "(" if low_open else "["
-    hi = ")" if high_open else "]"
+    lo = "(" if (low_open or low is None) else "["
+    hi = ")" if (high_open or high is None) else "]"
     interval = f"{lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
     if not np.isfinite(v):
         raise InputError(name, f"got {v}", f"a finite number in {interval}")
