@@ -21,3 +21,12 @@ def rng():
     import numpy as np
 
     return np.random.default_rng(12345)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "bad_input(*names): the test feeds bad input to these public names ('pkg.name', e.g. "
+        "'causal.sharp_value_bounds') and asserts a clear InputError; tests/test_public_api.py requires "
+        "one for every name in every sub-package's __all__",
+    )

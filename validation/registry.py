@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["check", "CheckResult", "Profile", "REGISTRY", "METHODS", "load_checks", "run_check", "CheckSpec"]
+__all__ = ["check", "CheckResult", "Criterion", "Profile", "REGISTRY", "METHODS", "load_checks", "run_check", "CheckSpec"]
 
 #: method key -> (module holding its checks, one-line title)
 METHODS: dict[str, tuple[str, str]] = {
@@ -49,6 +49,51 @@ class Profile:
         return quick if self.name == "quick" else full
 
 
+_OPS = {"<=": np.less_equal, ">=": np.greater_equal, "<": np.less, ">": np.greater}
+
+
+def _compare(statistic: float, comparison: str, threshold: Any) -> bool:
+    if comparison not in (*_OPS, "in"):
+        raise ValueError(f"comparison must be one of {list(_OPS) + ['in']}, got {comparison!r}")
+    if not np.isfinite(statistic):
+        return False
+    if comparison == "in":
+        lo, hi = threshold
+        return bool(lo <= statistic <= hi)
+    return bool(_OPS[comparison](statistic, float(threshold)))
+
+
+@dataclass
+class Criterion:
+    """One criterion of a check with several: a named statistic compared with its own threshold.
+
+    A check passes when every one of its criteria passes; the report shows each as a sub-row.
+
+    Parameters
+    ----------
+    name : str
+        What is measured, in a few words (e.g. ``"sign proportion"``).
+    statistic : float
+        The measured value (NaN fails).
+    threshold : float or (low, high)
+        The bound, derived from theory plus Monte-Carlo tolerance.
+    comparison : {"<=", ">=", "<", ">", "in"}
+    passed : bool, optional
+        Defaults to the comparison; a given value is ANDed with finiteness of the statistic.
+    """
+
+    name: str
+    statistic: float
+    threshold: Any
+    comparison: str = "<="
+    passed: bool | None = None
+
+    def __post_init__(self):
+        self.statistic = float(self.statistic)
+        ok = _compare(self.statistic, self.comparison, self.threshold)
+        self.passed = (ok if self.passed is None else bool(self.passed)) and bool(np.isfinite(self.statistic))
+
+
 @dataclass
 class CheckResult:
     """What a check measured.
@@ -70,29 +115,38 @@ class CheckResult:
         A plot embedded in the report as PNG.
     details : str
         One or two sentences: how the threshold was derived, what was run.
+    criteria : list of Criterion, optional
+        For a check with several criteria: each one's statistic, threshold and verdict. The check
+        passes only when all pass. ``statistic``/``threshold``/``comparison`` may then be omitted:
+        they default to the deciding criterion (the first failing one, else the first).
     """
 
-    statistic: float
-    threshold: Any
+    statistic: float = float("nan")
+    threshold: Any = float("nan")
     passed: bool | None = None
     comparison: str = "<="
     table: Any = None
     figure: Any = None
     details: str = ""
     extra: dict = field(default_factory=dict)
+    criteria: list = field(default_factory=list)
 
     def __post_init__(self):
-        ops = {"<=": np.less_equal, ">=": np.greater_equal, "<": np.less, ">": np.greater}
-        if self.comparison not in (*ops, "in"):
-            raise ValueError(f"comparison must be one of {list(ops) + ['in']}, got {self.comparison!r}")
+        if self.comparison not in (*_OPS, "in"):
+            raise ValueError(f"comparison must be one of {list(_OPS) + ['in']}, got {self.comparison!r}")
+        crit = [c for c in self.criteria]
+        for c in crit:
+            if not isinstance(c, Criterion):
+                raise TypeError(f"criteria must be Criterion objects, got {type(c).__name__}")
+        if crit and not np.isfinite(float(self.statistic)) and not isinstance(self.threshold, (tuple, list)) \
+                and not np.isfinite(float(self.threshold)):
+            deciding = next((c for c in crit if not c.passed), crit[0])
+            self.statistic, self.threshold, self.comparison = deciding.statistic, deciding.threshold, \
+                deciding.comparison
         self.statistic = float(self.statistic)
         if self.passed is None:
-            if self.comparison == "in":
-                lo, hi = self.threshold
-                self.passed = bool(lo <= self.statistic <= hi)
-            else:
-                self.passed = bool(ops[self.comparison](self.statistic, float(self.threshold)))
-        self.passed = bool(self.passed) and bool(np.isfinite(self.statistic))
+            self.passed = _compare(self.statistic, self.comparison, self.threshold)
+        self.passed = bool(self.passed) and bool(np.isfinite(self.statistic)) and all(c.passed for c in crit)
 
 
 @dataclass(frozen=True)
@@ -105,6 +159,8 @@ class CheckSpec:
     paper: str
     func: Callable[[Profile, np.random.Generator], CheckResult]
     slow: bool = False
+    #: wall-clock budget of the quick profile on 2 cores, in seconds (the report flags overruns)
+    budget: float = 60.0
 
     @property
     def key(self) -> str:
@@ -119,7 +175,8 @@ class CheckSpec:
 REGISTRY: dict[str, CheckSpec] = {}
 
 
-def check(*, method: str, guarantee: str, paper: str, name: str | None = None, slow: bool = False):
+def check(*, method: str, guarantee: str, paper: str, name: str | None = None, slow: bool = False,
+          budget: float = 60.0):
     """Register a validation check.
 
     Examples
@@ -133,7 +190,7 @@ def check(*, method: str, guarantee: str, paper: str, name: str | None = None, s
 
     def deco(func):
         spec = CheckSpec(method=method, name=name or func.__name__, guarantee=guarantee, paper=paper,
-                         func=func, slow=slow)
+                         func=func, slow=slow, budget=float(budget))
         REGISTRY[spec.key] = spec
         func.check_spec = spec
         return func
@@ -196,7 +253,12 @@ def run_check(spec: CheckSpec, profile: Profile, master_seed: int = 0) -> dict:
         "comparison": res.comparison,
         "threshold": thr,
         "passed": bool(res.passed),
+        "criteria": [{"name": c.name, "statistic": c.statistic, "comparison": c.comparison,
+                      "threshold": _jsonable(list(c.threshold) if isinstance(c.threshold, (tuple, list, np.ndarray))
+                                             else float(c.threshold)),
+                      "passed": bool(c.passed)} for c in res.criteria],
         "seconds": round(seconds, 3),
+        "budget": spec.budget,
         "details": res.details,
         "table": _jsonable(table),
         "error": error,

@@ -3,6 +3,9 @@ from ._data import ObservationalData
 from ._errors import (
     InputError,
     check_array,
+    check_bool,
+    check_is_fitted,
+    check_memory,
     check_consistent_length,
     check_in_range,
     check_option,
@@ -15,7 +18,15 @@ from ._results import Estimate
 from ._rng import as_generator, seed_sequence, spawn, torch_generator
 
 __all__ = [
-    "InputError", "check_array", "check_consistent_length", "check_in_range", "check_option",
+    "InputError", "NotFittedError", "check_bool", "check_is_fitted", "check_memory", "check_array", "check_consistent_length", "check_in_range", "check_option",
     "check_positive_int", "check_probability_vector", "map_replicates", "progress", "progress_enabled",
     "Estimate", "as_generator", "seed_sequence", "spawn", "torch_generator", "ObservationalData",
 ]
+
+
+def __getattr__(name):  # NotFittedError is built on first use (it subclasses scikit-learn's, a slow import)
+    if name == "NotFittedError":
+        from . import _errors
+
+        return _errors.NotFittedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,10 @@ __all__ = [
     "check_positive_int",
     "check_option",
     "check_consistent_length",
+    "check_bool",
+    "check_is_fitted",
+    "check_memory",
+    "NotFittedError",
 ]
 
 
@@ -161,3 +165,120 @@ def check_consistent_length(**arrays: Any) -> int:
         first = next(iter(lengths))
         raise InputError(first, f"inconsistent numbers of rows ({desc})", "the same number of rows in each")
     return next(iter(lengths.values())) if lengths else 0
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Check a real boolean flag (``True``/``False`` or a numpy bool), never a string or a number.
+
+    ``normalize='no'`` is truthy in Python; a flag must be a bool so that such a call fails loudly.
+
+    Examples
+    --------
+    >>> check_bool(True, "normalize")
+    True
+    >>> check_bool("no", "normalize")
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `normalize`: got 'no' of type str; expected True or False
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InputError(name, f"got {value!r} of type {type(value).__name__}", "True or False")
+
+
+def _make_not_fitted_error():
+    # built on first use: importing scikit-learn costs about a second, too much for `import iclr26sci.core`
+    from sklearn.exceptions import NotFittedError as _SkNotFitted
+
+    class NotFittedError(InputError, _SkNotFitted):
+        """An estimator was used before ``fit``: both an :class:`InputError` and scikit-learn's ``NotFittedError``.
+
+        Examples
+        --------
+        >>> from sklearn.exceptions import NotFittedError as SkNotFitted
+        >>> from iclr26sci.core import InputError, NotFittedError
+        >>> issubclass(NotFittedError, SkNotFitted) and issubclass(NotFittedError, InputError)
+        True
+        """
+
+        def __init__(self, argument: str, problem: str = "is not fitted yet",
+                     expected: str | None = "call fit(...) first"):
+            InputError.__init__(self, argument, problem, expected)
+
+    NotFittedError.__module__ = __name__
+    NotFittedError.__qualname__ = "NotFittedError"
+    return NotFittedError
+
+
+def __getattr__(name):  # lazy NotFittedError (PEP 562)
+    if name == "NotFittedError":
+        cls = _make_not_fitted_error()
+        globals()["NotFittedError"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_is_fitted(estimator: Any, attributes: str | Sequence[str], *, method: str | None = None) -> None:
+    """Raise :class:`NotFittedError` when ``estimator`` lacks any of the fitted ``attributes``.
+
+    Examples
+    --------
+    >>> class Est:
+    ...     pass
+    >>> check_is_fitted(Est(), "coef_")
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.NotFittedError: invalid argument `Est`: is not fitted yet; expected call fit(...) first
+    """
+    attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+    if any(getattr(estimator, a, None) is None for a in attrs):
+        who = type(estimator).__name__ + (f".{method}" if method else "")
+        raise __getattr__("NotFittedError")(who) if "NotFittedError" not in globals() \
+            else globals()["NotFittedError"](who)
+
+
+#: largest single allocation a function may ask for before it refuses (bytes); a fraction of memory
+def _memory_limit() -> int:
+    try:
+        import os
+
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        total = 16 * 2**30
+    return int(0.5 * total)
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"  # pragma: no cover
+
+
+def check_memory(nbytes: float, name: str, what: str, *, limit: int | None = None) -> None:
+    """Refuse, before allocating, a request whose estimated size exceeds half the machine's memory.
+
+    Parameters
+    ----------
+    nbytes : float
+        Estimated size of the allocation in bytes (may be astronomically large; computed in float).
+    name : str
+        The argument that drives the size (named in the error).
+    what : str
+        What would be allocated, in words (e.g. ``"the return-distribution grid"``).
+    limit : int, optional
+        Override of the limit in bytes (default: half the physical memory).
+
+    Examples
+    --------
+    >>> check_memory(1e3, "theta", "a small table")
+    >>> check_memory(2.0**60, "theta", "the return grid")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `theta`: would need ... for the return grid...
+    """
+    lim = _memory_limit() if limit is None else int(limit)
+    if not np.isfinite(nbytes) or nbytes > lim:
+        raise InputError(name, f"would need {_fmt_bytes(float(nbytes))} for {what}",
+                         f"a setting that needs at most {_fmt_bytes(lim)} (half this machine's memory)")
