@@ -36,6 +36,14 @@ class InputError(ValueError):
         What was wrong with it.
     expected : str, optional
         What would have been right.
+
+    Examples
+    --------
+    >>> err = InputError("gamma", "got 0.5", "a number >= 1")
+    >>> str(err)
+    'invalid argument `gamma`: got 0.5; expected a number >= 1'
+    >>> isinstance(err, ValueError), err.argument
+    (True, 'gamma')
     """
 
     def __init__(self, argument: str, problem: str, expected: str | None = None):
@@ -51,6 +59,9 @@ class InputError(ValueError):
         return (type(self), (self.argument, self.problem, self.expected))
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
 def check_array(
     x: Any,
     name: str,
@@ -62,21 +73,80 @@ def check_array(
     min_rows: int = 0,
     nonnegative: bool = False,
 ) -> np.ndarray:
-    """Convert ``x`` to an array and check its dimension, shape and values.
+    """Convert ``x`` to a numpy array and check its dimension, shape, type and values.
 
-    ``shape`` may contain ``None`` for free axes. ``dtype=None`` keeps the
-    input type; ``dtype=int`` requires integral values.
+    Parameters
+    ----------
+    x : array-like
+        The user's data.
+    name : str
+        The argument's name, used in the error message.
+    ndim : int or sequence of int, optional
+        Allowed numbers of dimensions (e.g. ``2`` for a design matrix X,
+        ``(1, 2)`` for a vector or a matrix). A 1-D row given where a 2-D
+        array is expected is refused, with the reshape that would fix it.
+    shape : tuple, optional
+        Required shape; ``None`` entries leave an axis free.
+    dtype : type or None, default float
+        ``float`` converts to float64; ``int`` requires integral values that
+        fit in int64 (no silent wrap-around of 1e30, 2**63 or a large
+        uint64); ``None`` keeps the input's dtype. Complex input is refused
+        unless ``dtype`` is complex.
+    finite : bool, default True
+        Refuse NaN and infinite entries.
+    min_rows : int, default 0
+        Least number of rows (length of the first axis).
+    nonnegative : bool, default False
+        Refuse negative entries.
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    InputError
+        Naming ``name``, what is wrong and what is expected.
+
+    Examples
+    --------
+    >>> check_array([[1, 2], [3, 4]], "X", ndim=2)
+    array([[1., 2.],
+           [3., 4.]])
+    >>> check_array([1e30], "A", dtype=int)
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `A`: has entries too large for a 64-bit integer (largest |value| 1e+30); expected integers in [-2**63, 2**63)
+    >>> check_array([1.0, 2.0], "X", ndim=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `X`: has 1 dimension(s) (shape (2,)); expected 2 dimension(s) ...
     """
     try:
         arr = np.asarray(x)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         raise InputError(name, "has ragged or non-numeric entries", "a rectangular numeric array") from None
     if arr.dtype == object:
+        flat = arr.ravel()
+        if flat.size and all(isinstance(v, (Integral, np.integer)) and not isinstance(v, bool) for v in flat):
+            big = max(abs(int(v)) for v in flat)
+            raise InputError(name, f"has integers too large for 64 bits (largest |value| {big:.3g})",
+                             "integers in [-2**63, 2**63)")
         raise InputError(name, "has ragged or non-numeric entries", "a rectangular numeric array")
+    want_complex = dtype is not None and np.issubdtype(np.dtype(dtype), np.complexfloating)
+    if arr.size and np.iscomplexobj(arr) and not want_complex and dtype is not None:
+        raise InputError(name, "has complex entries", "real numbers")
     if dtype is int:
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if arr.size and not np.issubdtype(arr.dtype, np.integer) and arr.dtype != bool:
             if not np.issubdtype(arr.dtype, np.number) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
                 raise InputError(name, "has non-integer entries", "integers")
+            big = float(np.max(np.abs(arr)))
+            if float(np.max(arr)) >= 2.0 ** 63 or float(np.min(arr)) < -(2.0 ** 63):
+                raise InputError(name, f"has entries too large for a 64-bit integer (largest |value| {big:.3g})",
+                                 "integers in [-2**63, 2**63)")
+        elif arr.size and arr.dtype == np.uint64 and int(arr.max()) > _INT64_MAX:
+            raise InputError(name, f"has entries too large for a 64-bit signed integer (max {int(arr.max())})",
+                             "integers in [-2**63, 2**63)")
         arr = arr.astype(np.int64, copy=False)
     elif dtype is not None:
         if arr.size and not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
@@ -85,13 +155,17 @@ def check_array(
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
+            hint = ""
+            if arr.ndim == 1 and 2 in allowed:
+                hint = (" (a 1-D array is not read as a matrix: pass x.reshape(1, -1) for one row or "
+                        "x.reshape(-1, 1) for one column)")
             raise InputError(name, f"has {arr.ndim} dimension(s) (shape {arr.shape})",
-                             f"{' or '.join(map(str, allowed))} dimension(s)")
+                             f"{' or '.join(map(str, allowed))} dimension(s){hint}")
     if shape is not None:
         if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
             raise InputError(name, f"has shape {arr.shape}", f"shape {want}")
-    if finite and arr.size and np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
+    if finite and arr.size and np.issubdtype(arr.dtype, np.inexact) and not np.all(np.isfinite(arr)):
         raise InputError(name, "contains NaN or infinite values", "finite numbers")
     if nonnegative and arr.size and np.any(arr < 0):
         raise InputError(name, f"has negative entries (min {arr.min():g})", "non-negative values")
@@ -101,7 +175,34 @@ def check_array(
 
 
 def check_probability_vector(p: Any, name: str, *, atol: float = 1e-8, axis: int = -1) -> np.ndarray:
-    """Check non-negative entries summing to one along ``axis`` (rows of a matrix too)."""
+    """Check non-negative entries summing to one along ``axis`` (rows of a matrix too).
+
+    Parameters
+    ----------
+    p : array-like of shape (K,) or (n, K)
+        A probability vector, or a matrix whose rows (``axis=-1``) are probability vectors
+        (e.g. propensities: one row per unit, one column per arm).
+    name : str
+        The argument's name, used in the error message.
+    atol : float, default 1e-8
+        Tolerance on the sums (scaled by the number of entries) and on negativity.
+    axis : int, default -1
+        The axis along which entries must sum to one.
+
+    Returns
+    -------
+    ndarray
+        ``p`` as floats, tiny negative rounding errors clipped to 0.
+
+    Examples
+    --------
+    >>> check_probability_vector([0.25, 0.75], "p")
+    array([0.25, 0.75])
+    >>> check_probability_vector([[0.5, 0.4]], "propensity")
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `propensity`: does not sum to 1 (largest deviation 0.1); expected entries summing to 1
+    """
     arr = check_array(p, name, ndim=(1, 2))
     if arr.size == 0:
         raise InputError(name, "is empty", "at least one probability")
@@ -123,8 +224,32 @@ def check_in_range(
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
-    """Check a real scalar lies in an interval; returns it as ``float``."""
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+    """Check a real scalar lies in an interval; returns it as ``float``.
+
+    Parameters
+    ----------
+    value : real scalar
+        The user's number (a Python or numpy real, or a 0-d real array); a
+        bool, a string or a complex number is refused, and so is NaN.
+    name : str
+        The argument's name, used in the error message.
+    low, high : float, optional
+        Interval ends (``None``: unbounded on that side).
+    low_open, high_open : bool, default False
+        Exclude the corresponding end.
+
+    Examples
+    --------
+    >>> check_in_range(0.05, "alpha", 0.0, 1.0, low_open=True, high_open=True)
+    0.05
+    >>> check_in_range(float("nan"), "alpha", 0.0, 1.0)
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `alpha`: got nan; expected a finite number in [0.0, 1.0]
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
         raise InputError(name, f"got {value!r} of type {type(value).__name__}", "a real number")
     v = float(value)
     lo = "(" if (low_open or low is None) else "["
@@ -142,24 +267,97 @@ def check_in_range(
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Check an integer at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (Integral, np.integer)):
+    """Check an integer (Python or numpy, not a bool or a float) at least ``minimum``; returns it as ``int``.
+
+    Parameters
+    ----------
+    value : int
+        The user's count.
+    name : str
+        The argument's name, used in the error message.
+    minimum : int, default 1
+        Smallest value allowed.
+
+    Examples
+    --------
+    >>> check_positive_int(3, "n")
+    3
+    >>> check_positive_int(2.0, "n")
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `n`: got 2.0 of type float; expected an integer >= 1
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
         raise InputError(name, f"got {value!r} of type {type(value).__name__}", f"an integer >= {minimum}")
     if int(value) < minimum:
         raise InputError(name, f"got {int(value)}", f"an integer >= {minimum}")
     return int(value)
 
 
+def _same_option(v: Any, o: Any) -> bool:
+    if v is o:
+        return True
+    if isinstance(v, (bool, np.bool_)) != isinstance(o, (bool, np.bool_)):
+        return False
+    try:
+        r = v == o
+    except Exception:  # noqa: BLE001 - an incomparable value is simply not an option
+        return False
+    return r is True or (isinstance(r, np.bool_) and bool(r))
+
+
 def check_option(value: Any, name: str, options: Sequence[str]) -> str:
-    """Check that ``value`` is one of ``options``."""
-    if value not in options:
+    """Check that ``value`` is one of ``options`` (exact match; no silent default).
+
+    Parameters
+    ----------
+    value : object
+        The user's choice.
+    name : str
+        The argument's name, used in the error message.
+    options : sequence of str
+        The accepted choices.
+
+    Examples
+    --------
+    >>> check_option("dr", "estimator", ["dr", "ipw"])
+    'dr'
+    >>> check_option("tmle", "estimator", ["dr", "ipw"])
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `estimator`: got 'tmle'; expected one of 'dr', 'ipw'
+    """
+    if not any(_same_option(value, o) for o in options):
         raise InputError(name, f"got {value!r}", "one of " + ", ".join(repr(o) for o in options))
     return value
 
 
 def check_consistent_length(**arrays: Any) -> int:
-    """Check that all given arrays have the same first dimension; returns it."""
-    lengths = {k: len(v) for k, v in arrays.items() if v is not None}
+    """Check that all given arrays have the same first dimension; returns it.
+
+    Parameters
+    ----------
+    **arrays : array-like or None
+        Named arrays (``None`` entries are skipped); each needs a length.
+
+    Examples
+    --------
+    >>> check_consistent_length(X=[[1], [2]], y=[0, 1])
+    2
+    >>> check_consistent_length(X=[[1], [2]], y=[0, 1, 1])
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `X`: inconsistent numbers of rows (X has 2, y has 3); expected the same number of rows in each
+    """
+    lengths = {}
+    for k, v in arrays.items():
+        if v is None:
+            continue
+        try:
+            lengths[k] = len(v)
+        except TypeError:
+            raise InputError(k, f"got {type(v).__name__}, which has no length", "an array with one row per sample") \
+                from None
     if len(set(lengths.values())) > 1:
         desc = ", ".join(f"{k} has {n}" for k, n in lengths.items())
         first = next(iter(lengths))

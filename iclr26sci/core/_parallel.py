@@ -69,11 +69,42 @@ def map_replicates(
         Processes for the local pool or the LocalCluster (default: CPU count).
     scheduler : str, optional
         Address of a running dask scheduler (``"tcp://host:8786"``).
+    progress_bar : bool, optional
+        Show a progress bar (default: only at a terminal, outside CI; see
+        :mod:`iclr26sci.core.progress`).
+    desc : str
+        Label of the progress bar.
 
     Returns
     -------
     list
         ``[fn(seeds[0]), fn(seeds[1]), ...]``.
+
+    Raises
+    ------
+    InputError
+        On bad arguments, and when ``executor="dask"`` would start a local
+        cluster from the top level of a script that lacks an
+        ``if __name__ == "__main__":`` guard (dask's workers re-import the
+        script, so the call would run again in each of them).
+
+    Notes
+    -----
+    With the process or dask executors, write scripts as::
+
+        def main():
+            results = map_replicates(fn, spawn(0, 100), executor="dask")
+
+        if __name__ == "__main__":
+            main()
+
+    Examples
+    --------
+    >>> from iclr26sci.core import as_generator, spawn
+    >>> draw = lambda seed: round(float(as_generator(seed).random()), 6)
+    >>> a = map_replicates(draw, spawn(0, 3), executor="serial")
+    >>> a == [draw(s) for s in spawn(0, 3)]
+    True
     """
     if not callable(fn):
         raise InputError("fn", f"got {type(fn).__name__}", "a callable fn(seed)")
@@ -91,6 +122,12 @@ def map_replicates(
     else:
         raise InputError("executor", f"got {type(executor).__name__}", "'local', 'serial', 'dask' or a dask Client")
 
+    if progress_bar is not None and not isinstance(progress_bar, bool):
+        raise InputError("progress_bar", f"got {progress_bar!r}", "True, False or None")
+    if executor == "dask" and client is None and scheduler is None:
+        _check_main_guard()
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise InputError("scheduler", f"got {type(scheduler).__name__}", "an address string such as 'tcp://host:8786'")
     if not seq:
         return []
     if client is not None or executor == "dask":
@@ -101,6 +138,73 @@ def map_replicates(
     with ProcessPoolExecutor(max_workers=min(workers, len(seq))) as pool:
         futs = [pool.submit(fn, s) for s in seq]
         return [f.result() for f in progress(futs, desc=desc, enabled=progress_bar)]
+
+
+def _guarded(tree, lineno: int) -> bool:
+    """Is line ``lineno`` of a module inside an ``if __name__ == "__main__":`` block?"""
+    import ast
+
+    def is_main_test(t):
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+            return False
+        sides = [t.left, t.comparators[0]]
+        names = [x for x in sides if isinstance(x, ast.Name) and x.id == "__name__"]
+        consts = [x for x in sides if isinstance(x, ast.Constant) and x.value == "__main__"]
+        return bool(names and consts)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and is_main_test(node.test) and node.body:
+            end = max(getattr(b, "end_lineno", b.lineno) for b in node.body)
+            if node.body[0].lineno <= lineno <= end:
+                return True
+    return False
+
+
+def _check_main_guard() -> None:
+    """Refuse to start a LocalCluster from the unguarded top level of a script.
+
+    dask starts each worker process with ``multiprocessing``'s *spawn*
+    method, which re-imports the user's ``__main__`` script in the child. A
+    call at the script's top level (outside ``if __name__ == "__main__":``)
+    then runs again in every worker, each tries to start its own cluster,
+    and the user sees "Nanny failed to start" three times and a hang or a
+    timeout. We detect both sides of that situation and say what to do.
+    """
+    import multiprocessing.process as mpp
+    import sys
+
+    main = sys.modules.get("__main__")
+    what = ("map_replicates(executor='dask') starts a local dask cluster, whose worker processes re-import "
+            "the main script; ")
+    fix = ("the script's top-level code wrapped in `if __name__ == \"__main__\":` (or pass an existing "
+           "dask Client / a scheduler address)")
+    # child side: we are being imported by a spawned worker's bootstrap
+    if getattr(mpp.current_process(), "_inheriting", False) or getattr(main, "__name__", "") == "__mp_main__":
+        raise InputError("executor", what + "this call is running inside such a re-import (the script has no "
+                         "`if __name__ == \"__main__\":` guard)", fix)
+    path = getattr(main, "__file__", None)
+    if not path or not str(path).endswith(".py"):
+        return  # interactive session, notebook or `python -c`: spawn does not re-import anything
+    frame = sys._getframe(1)
+    lineno = None
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__main__":
+            lineno = frame.f_lineno
+            break
+        frame = frame.f_back
+    if lineno is None:
+        return
+    try:
+        import ast
+
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return
+    if not _guarded(tree, lineno):
+        raise InputError("executor", what + f"it was called at the top level of {path} (line {lineno}) "
+                         "without an `if __name__ == \"__main__\":` guard, so every worker would start a "
+                         "cluster again (dask prints 'Nanny failed to start')", fix)
 
 
 def _run_dask(fn, seq, client, scheduler, n_workers):

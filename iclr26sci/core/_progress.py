@@ -1,4 +1,20 @@
-"""tqdm progress bars that stay silent off-terminal and under CI."""
+"""tqdm progress bars that stay silent off a terminal and under CI.
+
+:func:`progress` is what the library wraps around every loop that can take
+more than a few seconds (cross-fitting folds, meta-training steps,
+replicates, validation checks). It is silent unless a person is watching:
+
+* off a terminal (stderr redirected to a file or a pipe, a notebook kernel
+  without a tty, a dask or process-pool worker) nothing is printed;
+* when the environment variable ``CI`` is set (GitHub Actions, GitLab and
+  most CI services set it) or ``ICLR26SCI_NO_PROGRESS`` is set, nothing is
+  printed either;
+* ``enabled=True`` / ``False`` overrides the rule for one call.
+
+When silent, :func:`progress` returns the iterable itself (no wrapper, no
+tqdm import), so it costs one environment lookup and one ``isatty`` call:
+well under a microsecond per loop, nothing per iteration.
+"""
 from __future__ import annotations
 
 import os
@@ -9,7 +25,16 @@ __all__ = ["progress", "progress_enabled"]
 
 
 def progress_enabled() -> bool:
-    """True when stderr is a terminal and neither ``CI`` nor ``ICLR26SCI_NO_PROGRESS`` is set."""
+    """True when stderr is a terminal and neither ``CI`` nor ``ICLR26SCI_NO_PROGRESS`` is set.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["CI"] = "1"
+    >>> progress_enabled()
+    False
+    >>> del os.environ["CI"]
+    """
     if os.environ.get("CI") or os.environ.get("ICLR26SCI_NO_PROGRESS"):
         return False
     try:
@@ -19,7 +44,42 @@ def progress_enabled() -> bool:
 
 
 def progress(iterable: Iterable, *, desc: str = "", total: int | None = None, enabled: bool | None = None):
-    """Wrap ``iterable`` in a tqdm bar when progress output is enabled."""
+    """Wrap ``iterable`` in a tqdm bar (on stderr) when progress output is enabled.
+
+    Parameters
+    ----------
+    iterable : iterable
+        The loop to report on.
+    desc : str
+        Label shown left of the bar (e.g. ``"cross-fitting folds"``).
+    total : int, optional
+        Number of items when ``iterable`` has no ``len`` (a generator).
+    enabled : bool, optional
+        Force the bar on or off; ``None`` (default) applies
+        :func:`progress_enabled`: on only at a terminal and outside CI.
+
+    Returns
+    -------
+    iterable
+        ``iterable`` itself when silent, else a tqdm wrapper over it.
+
+    Examples
+    --------
+    >>> list(progress(range(3), desc="steps", enabled=False))
+    [0, 1, 2]
+    """
+    if enabled is not None and not isinstance(enabled, bool):
+        from ._errors import InputError
+
+        raise InputError("enabled", f"got {enabled!r}", "True, False or None")
+    if not hasattr(iterable, "__iter__"):
+        from ._errors import InputError
+
+        raise InputError("iterable", f"got {type(iterable).__name__}, which is not iterable", "an iterable to loop over")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
+        from ._errors import InputError
+
+        raise InputError("total", f"got {total!r}", "a non-negative integer or None")
     if enabled is None:
         enabled = progress_enabled()
     if not enabled:

@@ -26,6 +26,21 @@ def seed_sequence(rng: RngLike = None) -> np.random.SeedSequence:
     A ``Generator`` or ``BitGenerator`` contributes its own seed sequence
     when it has one, otherwise a fresh sequence is drawn from it (which
     advances it), so that the children remain reproducible given the state.
+
+    Parameters
+    ----------
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The seed. ``None`` draws fresh OS entropy (not reproducible); a
+        non-negative ``int`` gives the same sequence every time.
+
+    Examples
+    --------
+    >>> seed_sequence(7).entropy
+    7
+    >>> seed_sequence(-1)
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `rng`: got the negative integer -1; expected a non-negative integer seed
     """
     if rng is None:
         return np.random.SeedSequence()
@@ -58,6 +73,11 @@ def as_generator(rng: RngLike = None) -> np.random.Generator:
     A ``Generator`` is returned unchanged (shared state, as SPEC 7 asks);
     anything else seeds a new PCG64 generator.
 
+    Parameters
+    ----------
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The seed or generator to use (see :func:`seed_sequence`).
+
     Examples
     --------
     >>> g = as_generator(0)
@@ -76,6 +96,19 @@ def spawn(rng: RngLike, n: int) -> list[np.random.SeedSequence]:
 
     The children depend only on ``rng`` (not on the executor that later
     consumes them), which makes replicated simulations bit-reproducible.
+
+    Parameters
+    ----------
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The parent seed.
+    n : int >= 0
+        How many independent children (one per replicate) to make.
+
+    Examples
+    --------
+    >>> kids = spawn(0, 3)
+    >>> len(kids), [k.spawn_key for k in kids]
+    (3, [(0,), (1,), (2,)])
     """
     if not isinstance(n, (Integral, np.integer)) or isinstance(n, bool) or int(n) < 0:
         raise InputError("n", f"got {n!r}", "a non-negative integer number of children")
@@ -87,14 +120,37 @@ def torch_generator(rng: RngLike = None, device: str = "cpu"):
 
     The 63-bit seed is drawn from a child seed sequence, so numpy and torch
     streams derived from the same ``rng`` do not overlap.
+
+    Parameters
+    ----------
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The seed (see :func:`seed_sequence`); a ``Generator`` is advanced.
+    device : str, default "cpu"
+        Torch device the generator lives on (``"cpu"``, ``"cuda"``, ...); it
+        must exist on this machine.
+
+    Examples
+    --------
+    >>> g = torch_generator(0)
+    >>> import torch
+    >>> bool(torch.rand(2, generator=g)[0] == torch.rand(2, generator=torch_generator(0))[0])
+    True
     """
     import torch
+
+    if not isinstance(device, (str, torch.device)):
+        raise InputError("device", f"got {type(device).__name__}", "a torch device name such as 'cpu' or 'cuda'")
+    try:
+        dev = torch.device(device)
+        g = torch.Generator(device=dev)
+    except (RuntimeError, ValueError) as exc:
+        raise InputError("device", f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
+                         "an available torch device such as 'cpu'") from None
 
     ss = seed_sequence(rng) if not isinstance(rng, np.random.Generator) else None
     if ss is None:
         seed = int(rng.integers(0, 2**63 - 1))
     else:
         seed = int(ss.generate_state(2, dtype=np.uint64)[0] >> np.uint64(1))
-    g = torch.Generator(device=device)
     g.manual_seed(seed)
     return g
