@@ -4,26 +4,53 @@ export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# doctests and checks draw figures off-screen
+export MPLBACKEND := Agg
 
-.PHONY: setup test test-all report report-full bench clean
+# the library's docstring examples run as doctests; floats match to the digits written in the example
+DOCTEST := --doctest-modules -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPACE NUMBER"
+REPORT := reports/validation
+SEEDS ?= 0-4
+
+.PHONY: setup test test-all doctest report report-full report-seeds report-screenshot bench clean
 
 setup:
 	@bash scripts/setup.sh test
 
-## make test: the fast suite (what CI runs); slow paper-scale tests are excluded
+## make test: the fast suite and the library's doctests (what CI runs); slow paper-scale tests are excluded
 test: setup
-	$(PY) -m pytest -q -n 2 -m "not slow" --durations=15
+	$(PY) -m pytest -q -n 2 -m "not slow" --durations=15 $(DOCTEST) tests iclr26sci
 
 ## make test-all: everything, slow tests included
 test-all: setup
-	$(PY) -m pytest -q -n 2 --durations=25
+	$(PY) -m pytest -q -n 2 --durations=25 $(DOCTEST) tests iclr26sci
 
-## make report: the quick validation profile of every method -> reports/validation/
+## make doctest: only the docstring examples of the library
+doctest: setup
+	$(PY) -m pytest -q -n 2 $(DOCTEST) iclr26sci
+
+## make report: the quick validation profile of every method -> reports/validation/, then the README's
+## validation summary is rewritten from its results.json. Fails when validate fails (known failures aside)
+## or when the README lacks the summary markers.
 report: setup
-	$(PY) -m iclr26sci.cli validate --profile quick --out reports/validation
+	@rm -f $(REPORT)/results.json; rc=0; \
+	$(PY) -m iclr26sci.cli validate --profile quick --out $(REPORT) || rc=$$?; \
+	if [ -f $(REPORT)/results.json ]; then \
+	    $(PY) scripts/readme_summary.py --results $(REPORT)/results.json --readme README.md || exit $$?; \
+	fi; \
+	if [ $$rc -ne 0 ]; then echo "make report: validate failed (exit $$rc); see $(REPORT)/index.html" >&2; fi; \
+	exit $$rc
 
 report-full: setup
 	$(PY) -m iclr26sci.cli validate --profile full --out reports/validation-full
+
+## make report-seeds: the quick profile under master seeds $(SEEDS): verdict per check and seed
+report-seeds: setup
+	$(PY) -m iclr26sci.cli validate --profile quick --seeds $(SEEDS) --out reports/validation-seeds
+
+## make report-screenshot: render reports/validation/index.html in headless Chromium (not in CI)
+report-screenshot:
+	bash scripts/report_screenshot.sh $(REPORT) reports/screenshots
 
 ## make bench: side-by-side runs against peer libraries (installs the bench extra)
 bench:

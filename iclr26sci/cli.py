@@ -7,21 +7,60 @@ import time
 
 __all__ = ["main"]
 
+_METHOD_KEYS = ("prob", "games", "causal", "kernels", "embeddings", "imitation")
+
+
+def _method_keys() -> list[str]:
+    try:
+        from validation.registry import METHODS
+
+        return list(METHODS)
+    except Exception:  # pragma: no cover - validation not importable: fall back to the wave-1 keys
+        return list(_METHOD_KEYS)
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows every option's default, keeps the epilog's line breaks."""
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="iclr26sci", description="ICLR 2026 methods as validated scientific tools")
-    sub = p.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="run the validation checks and write the report")
-    v.add_argument("--only", nargs="+", metavar="METHOD", help="methods to validate (default: all)")
-    v.add_argument("--profile", choices=["quick", "full"], default="quick")
-    v.add_argument("--executor", choices=["local", "dask"], default="local")
-    v.add_argument("--scheduler", default=None, help="dask scheduler address (with --executor dask)")
-    v.add_argument("--workers", type=int, default=None, help="LocalCluster workers (with --executor dask)")
-    v.add_argument("--seed", type=int, default=0, help="master seed (each check derives its own)")
+    methods = _method_keys()
+    p = argparse.ArgumentParser(prog="iclr26sci", description="ICLR 2026 methods as validated scientific tools",
+                                formatter_class=_Formatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="{validate,list,data}")
+    v = sub.add_parser(
+        "validate", help="run the validation checks and write the report", formatter_class=_Formatter,
+        description="Run each method's validation checks (Monte-Carlo tests of the papers' guarantees) and write "
+                    "results.json, report.md and index.html (and seeds.json/seeds.md with --seeds) to --out.",
+        epilog="verdicts: PASS; FAIL; FAIL (known) = declared in validation/known_failures.toml with its reason;\n"
+               "XPASS = declared but passed (remove the declaration).\n"
+               "exit status: 0 when every check passes or fails only as declared, at every seed;\n"
+               "1 on any other failure, an XPASS or a bad declaration; 2 on bad arguments.\n"
+               "examples:\n"
+               "  iclr26sci validate --only prob games\n"
+               "  iclr26sci validate --only kernels --seeds 0-4 --threads 1 --out /tmp/k1")
+    v.add_argument("--only", nargs="+", metavar="METHOD",
+                   help="methods to validate, one or more of: " + ", ".join(methods) + " (default: all)")
+    v.add_argument("--profile", choices=["quick", "full"], default="quick",
+                   help="simulation size: quick (CI, minutes) or full (paper scale)")
+    v.add_argument("--executor", choices=["local", "dask"], default="local",
+                   help="local: checks one after another in this process; dask: one task per check on a "
+                        "dask.distributed cluster")
+    v.add_argument("--scheduler", default=None, help="dask scheduler address (with --executor dask; "
+                                                     "default: a LocalCluster)")
+    v.add_argument("--workers", type=int, default=None, help="LocalCluster workers (with --executor dask; "
+                                                             "default: min(cpus, 4))")
+    v.add_argument("--seed", type=int, default=0, help="master seed (each check derives its own from it)")
+    v.add_argument("--seeds", default=None, metavar="LIST",
+                   help="run every check under several master seeds and report the verdict per seed, flagging "
+                        "checks whose verdict differs: '0-4', '0,2,3' or '0-2,7' (overrides --seed)")
+    v.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="threads for torch, BLAS/OpenMP (threadpoolctl) and workers (OMP_NUM_THREADS etc.); "
+                        "default: leave the environment's setting")
     v.add_argument("--out", default="reports/validation", help="output folder")
-    sub.add_parser("list", help="list methods and their checks")
-    d = sub.add_parser("data", help="data adapters")
-    d.add_argument("action", choices=["list"])
+    sub.add_parser("list", help="list methods and their checks", formatter_class=_Formatter)
+    d = sub.add_parser("data", help="data adapters", formatter_class=_Formatter)
+    d.add_argument("action", choices=["list"], help="what to do")
     return p
 
 
@@ -37,7 +76,7 @@ def main(argv=None) -> int:
             mine = [s for s in specs if s.method == m]
             print(f"{m}  ({len(mine)} checks)  {title}")
             for s in mine:
-                print(f"    {s.name}{' [slow]' if s.slow else ''}: {s.guarantee}")
+                print(f"    {s.name}{' [slow]' if s.slow else ''} (budget {s.budget:g} s): {s.guarantee}")
         return 0
     if args.command == "data":
         from data_adapters import ADAPTERS
@@ -50,7 +89,7 @@ def main(argv=None) -> int:
 
 def _validate(args) -> int:
     from iclr26sci.core import InputError
-    from validation.registry import METHODS
+    from validation.registry import METHODS, apply_known_failures, load_checks, load_known_failures, parse_seeds
 
     if args.scheduler and args.executor != "dask":
         print("error: --scheduler needs --executor dask", file=sys.stderr)
@@ -60,20 +99,61 @@ def _validate(args) -> int:
         if bad:
             print(f"error: unknown method(s) {bad}; choose from {list(METHODS)}", file=sys.stderr)
             return 2
-    from validation.report import environment, run_validation, write_report
-
-    t0 = time.perf_counter()
+    if args.threads is not None and args.threads < 1:
+        print(f"error: --threads must be a positive integer, got {args.threads}", file=sys.stderr)
+        return 2
+    if args.seed < 0:
+        print(f"error: --seed must be a non-negative integer, got {args.seed}", file=sys.stderr)
+        return 2
     try:
-        records = run_validation(args.only, args.profile, args.seed, args.executor, args.scheduler, args.workers)
+        seeds = parse_seeds(args.seeds) if args.seeds is not None else [args.seed]
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    env = environment(args.seed, args.profile, args.executor)
+    try:
+        known = load_known_failures()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from validation.report import environment, run_validation, seed_table_text, set_threads, slowest_text, \
+        write_report
+
+    set_threads(args.threads)
+    t0 = time.perf_counter()
+    try:
+        load_checks(args.only)
+        methods = list(args.only) if args.only else list(METHODS)
+        errors = apply_known_failures([], known, methods)
+        for e in errors:  # before any work: a declaration that names no check is a mistake to fix first
+            print(f"error: {e}", file=sys.stderr)
+        if errors:
+            return 1
+        records = run_validation(args.only, args.profile, seeds[0], args.executor, args.scheduler, args.workers,
+                                 seeds=seeds, known=known, threads=args.threads)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    env = environment(seeds[0], args.profile, args.executor, seeds=seeds, threads=args.threads)
     env["wall_seconds"] = round(time.perf_counter() - t0, 2)
     summary = write_report(records, args.out, env)
-    print(f"{summary['passed']}/{summary['checks']} checks passed in {env['wall_seconds']:.1f} s; "
-          f"report: {args.out}/index.html, {args.out}/report.md, {args.out}/results.json")
-    return 0 if summary["failed"] == 0 and summary["checks"] > 0 else 1
+    if records:
+        print(slowest_text(records))
+    if len(seeds) > 1:
+        print(seed_table_text(records))
+    for r in records:
+        if r.get("status") == "XPASS":
+            print(f"XPASS: {r['method']}.{r['name']} (seed {r['seed']}) is declared a known failure but passed; "
+                  "remove its declaration from validation/known_failures.toml", file=sys.stderr)
+    s = summary
+    extra = "".join([f", {s['known_failures']} known failure(s)" if s["known_failures"] else "",
+                     f", {s['failed']} FAILED" if s["failed"] else "", f", {s['xpass']} XPASS" if s["xpass"] else ""])
+    seeds_txt = f" at seed {seeds[0]}" + (f" (seeds {args.seeds} run: {len(s.get('unstable', []))} check(s) "
+                                          f"change verdict)" if len(seeds) > 1 else "")
+    print(f"{s['passed']}/{s['checks']} checks passed{extra}{seeds_txt} in {env['wall_seconds']:.1f} s; "
+          f"report: {args.out}/index.html, {args.out}/report.md, {args.out}/results.json"
+          + (f", {args.out}/seeds.md" if len(seeds) > 1 else ""))
+    print("validate: OK" if s["ok"] else "validate: FAILED")
+    return 0 if s["ok"] else 1
 
 
 if __name__ == "__main__":

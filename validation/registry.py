@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
+import re
 import time
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["check", "CheckResult", "Criterion", "Profile", "REGISTRY", "METHODS", "load_checks", "run_check", "CheckSpec"]
+__all__ = ["check", "CheckResult", "Criterion", "Profile", "REGISTRY", "METHODS", "load_checks", "run_check", "CheckSpec",
+           "KNOWN_FAILURES_PATH", "STATUSES", "load_known_failures", "apply_known_failures", "parse_seeds",
+           "deciding_criterion"]
 
 #: method key -> (module holding its checks, one-line title)
 METHODS: dict[str, tuple[str, str]] = {
@@ -243,7 +248,7 @@ def run_check(spec: CheckSpec, profile: Profile, master_seed: int = 0) -> dict:
     table = res.table
     if table is not None and hasattr(table, "to_dict"):
         table = table.to_dict(orient="records")
-    return {
+    rec = {
         "method": spec.method,
         "name": spec.name,
         "guarantee": spec.guarantee,
@@ -264,7 +269,149 @@ def run_check(spec: CheckSpec, profile: Profile, master_seed: int = 0) -> dict:
         "error": error,
         "extra": _jsonable(res.extra),
         "_figure": res.figure,
+        "seed": int(master_seed),
+        "status": "PASS" if res.passed else "FAIL",
+        "known_failure": None,
     }
+    rec["deciding"] = deciding_criterion(rec)
+    return rec
+
+
+def deciding_criterion(rec: dict) -> dict:
+    """The criterion that decided a check's verdict: the first failing criterion, else the headline statistic.
+
+    A check without criteria is decided by its headline ``statistic <comparison> threshold``. With
+    criteria, a failing criterion decides a failed check; a passing check (or one failed by its
+    headline alone) is shown by its headline statistic.
+
+    Examples
+    --------
+    >>> rec = {"statistic": 0.5, "comparison": "<=", "threshold": 1.0, "passed": False,
+    ...        "criteria": [{"name": "a", "statistic": 0.1, "comparison": "<=", "threshold": 1.0, "passed": True},
+    ...                     {"name": "b", "statistic": 3.0, "comparison": "<=", "threshold": 2.0, "passed": False}]}
+    >>> deciding_criterion(rec)["name"]
+    'b'
+    """
+    for c in rec.get("criteria") or []:
+        if not c.get("passed"):
+            return {"name": c.get("name", ""), "statistic": c.get("statistic"), "comparison": c.get("comparison"),
+                    "threshold": c.get("threshold"), "passed": False}
+    return {"name": "", "statistic": rec.get("statistic"), "comparison": rec.get("comparison"),
+            "threshold": rec.get("threshold"), "passed": bool(rec.get("passed"))}
+
+
+# --------------------------------------------------------------------------------------------------
+# known failures (validation/known_failures.toml), strict like pytest's xfail(strict=True)
+
+#: the file declaring checks whose claim does not hold, with the reason and the date
+KNOWN_FAILURES_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_failures.toml")
+
+#: the verdicts a check can get in a report
+STATUSES = ("PASS", "FAIL", "FAIL (known)", "XPASS")
+
+
+def load_known_failures(path: str | None = None) -> dict[str, dict]:
+    """Read the known-failure declarations: ``{"<method>.<check>": {"reason": str, "date": str}}``.
+
+    Each declaration is a TOML table named by the check's key with a non-empty ``reason`` and a
+    ``date`` (``YYYY-MM-DD``). A malformed file or entry raises ``ValueError`` naming the entry.
+    A missing file declares nothing.
+    """
+    import tomllib
+
+    path = KNOWN_FAILURES_PATH if path is None else path
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not valid TOML: {exc}") from None
+    out: dict[str, dict] = {}
+    for key, entry in data.items():
+        where = f"{path}: [\"{key}\"]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where} must be a table with 'reason' and 'date', got {entry!r}")
+        if not re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9_]+", key):
+            raise ValueError(f"{where}: the key must be '<method>.<check function name>'")
+        unknown = set(entry) - {"reason", "date", "issue", "evidence"}
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: reason, date, issue, evidence")
+        reason = entry.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError(f"{where}: 'reason' must be a non-empty string saying why the claim does not hold")
+        d = entry.get("date")
+        if isinstance(d, (date, datetime)):
+            d = d.isoformat()[:10]
+        if not isinstance(d, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", d):
+            raise ValueError(f"{where}: 'date' must be the declaration date as YYYY-MM-DD, got {entry.get('date')!r}")
+        out[key] = {"reason": " ".join(reason.split()), "date": d,
+                    **{k: entry[k] for k in ("issue", "evidence") if k in entry}}
+    return out
+
+
+def apply_known_failures(records: list[dict], known: dict[str, dict], methods=None) -> list[str]:
+    """Give every record its ``status`` and return the declaration errors of this run.
+
+    Status: ``PASS``; ``FAIL``; ``FAIL (known)`` (declared and failed; ``known_failure`` holds the
+    reason and date); ``XPASS`` (declared but passed: the declaration must be removed, so the run
+    fails). A check that raised an exception is ``FAIL`` even when declared: the declaration covers
+    the claim, not a crash. The errors are declarations whose method is in ``methods`` (all
+    registered methods when None) but whose key names no registered check.
+    """
+    for rec in records:
+        key = f"{rec['method']}.{rec['name']}"
+        decl = known.get(key)
+        rec["known_failure"] = decl
+        if decl is None:
+            rec["status"] = "PASS" if rec["passed"] else "FAIL"
+        elif rec["passed"]:
+            rec["status"] = "XPASS"
+        else:
+            rec["status"] = "FAIL" if rec.get("error") else "FAIL (known)"
+    methods = set(METHODS) if methods is None else set(methods)
+    errors = []
+    for key in known:
+        m = key.split(".", 1)[0]
+        if m not in METHODS:
+            errors.append(f"known_failures.toml declares {key!r}, but {m!r} is not a method "
+                          f"(one of {', '.join(METHODS)})")
+        elif m in methods and key not in REGISTRY:
+            errors.append(f"known_failures.toml declares {key!r}, but no check of that name is registered "
+                          f"(remove or rename the declaration)")
+    return errors
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Parse a list of master seeds: ``"0-4"``, ``"0,2,3"``, ``"0-2,7"`` (order kept, duplicates dropped).
+
+    Examples
+    --------
+    >>> parse_seeds("0-2,7")
+    [0, 1, 2, 7]
+    >>> parse_seeds("3")
+    [3]
+    """
+    from iclr26sci.core import InputError
+
+    expected = "non-negative integers and ranges separated by commas, e.g. '0-4', '0,2,3' or '0-2,7'"
+    if not isinstance(text, str) or not text.strip():
+        raise InputError("--seeds", f"got {text!r}", expected)
+    seeds: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise InputError("--seeds", f"cannot read {part!r} in {text!r}", expected)
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) is not None else lo
+        if hi < lo:
+            raise InputError("--seeds", f"range {part!r} runs backwards", "a range low-high with low <= high")
+        if hi - lo > 10_000:
+            raise InputError("--seeds", f"range {part!r} has {hi - lo + 1} seeds", "at most 10001 seeds in a range")
+        for s_ in range(lo, hi + 1):
+            if s_ not in seeds:
+                seeds.append(s_)
+    return seeds
 
 
 def _jsonable(x):

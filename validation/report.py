@@ -1,4 +1,10 @@
-"""Run registered checks and write ``results.json``, ``report.md`` and a self-contained ``index.html``."""
+"""Run registered checks and write ``results.json``, ``report.md`` and a self-contained ``index.html``.
+
+Verdicts (see ``validation/known_failures.toml``): ``PASS``, ``FAIL``, ``FAIL (known)`` (declared, with
+its reason) and ``XPASS`` (declared but passed: strict, so the run fails until the declaration is
+removed). With several master seeds (``--seeds``) the report adds a verdict table per check and seed
+(``seeds.md``, ``seeds.json``) and flags checks whose verdict differs across seeds.
+"""
 from __future__ import annotations
 
 import base64
@@ -8,19 +14,64 @@ import json
 import os
 import platform
 import sys
-import time
 from datetime import datetime, timezone
 from functools import partial
 
-import numpy as np
+from .registry import METHODS, Profile, apply_known_failures, deciding_criterion, load_checks, load_known_failures, \
+    run_check
 
-from .registry import METHODS, Profile, load_checks, run_check
+__all__ = ["run_validation", "write_report", "environment", "set_threads", "threads_info", "inspect_figure",
+           "render_figure", "summarize", "seed_table", "slowest"]
 
-__all__ = ["run_validation", "write_report", "environment"]
+#: rows of a check's table shown in index.html / report.md before truncation (results.json keeps all)
+HTML_ROWS, MD_ROWS = 60, 40
+#: more data lines than this in one axes without a legend is a figure issue
+MAX_LINES_WITHOUT_LEGEND = 6
+_THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS")
 
 
-def environment(master_seed: int, profile: str, executor: str) -> dict:
-    """Versions of the interpreter and the numerical stack, and the run settings."""
+# --------------------------------------------------------------------------------------------------
+# threads and environment
+
+def set_threads(n: int | None) -> None:
+    """Use ``n`` threads: torch, the BLAS/OpenMP pools already loaded (threadpoolctl), and the
+    ``OMP_NUM_THREADS``-style variables that libraries loaded later and subprocess/dask workers read.
+    ``None`` leaves everything as it is."""
+    if n is None:
+        return
+    for k in _THREAD_ENV:
+        os.environ[k] = str(int(n))
+    import torch
+
+    torch.set_num_threads(int(n))
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=int(n))
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        pass
+
+
+def threads_info(requested: int | None = None) -> dict:
+    """Thread settings in effect: the request, torch's intra-op threads, the env variables, each BLAS pool."""
+    info: dict = {"requested": requested}
+    if "torch" in sys.modules:
+        info["torch"] = sys.modules["torch"].get_num_threads()
+    for k in _THREAD_ENV[:3]:
+        info[k] = os.environ.get(k)
+    try:
+        from threadpoolctl import threadpool_info
+
+        info["pools"] = sorted({f"{p.get('internal_api')}={p.get('num_threads')}" for p in threadpool_info()})
+    except ImportError:  # pragma: no cover
+        pass
+    return info
+
+
+def environment(master_seed: int, profile: str, executor: str, *, seeds: list[int] | None = None,
+                threads: int | None = None) -> dict:
+    """Versions of the interpreter and the numerical stack, and the run settings (seed(s), threads)."""
     from importlib import metadata
 
     versions = {}
@@ -30,30 +81,121 @@ def environment(master_seed: int, profile: str, executor: str) -> dict:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
-    return {
+    env = {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "seed": master_seed,
         "profile": profile,
         "executor": executor,
+        "threads": threads_info(threads),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "versions": versions,
     }
+    if seeds is not None and list(seeds) != [master_seed]:
+        env["seeds"] = list(seeds)
+    return env
 
 
-def _run_one(key: str, profile_name: str, seed: int, methods: list[str]) -> dict:
-    # executed in a worker: import the check modules there, run, render the figure to PNG bytes
-    specs = {s.key: s for s in load_checks(methods)}
-    rec = run_check(specs[key], Profile(profile_name), seed)
-    fig = rec.pop("_figure")
-    rec["figure_png"] = _fig_png(fig)
-    return rec
+# --------------------------------------------------------------------------------------------------
+# figures: PNG and automatic hygiene
+
+def _axes_has_content(ax) -> bool:
+    return bool(ax.lines or ax.collections or ax.patches or ax.images)
 
 
-def _fig_png(fig) -> str | None:
+def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
+    """Hygiene issues of a matplotlib figure, as short sentences a method engineer can act on.
+
+    Flags, per axes with data: a missing x or y label (a label on an axes it shares that axis
+    with counts); an image (AxesImage, QuadMesh or other scalar-mapped collection) without a
+    colour bar; more than ``MAX_LINES_WITHOUT_LEGEND`` lines without a legend; and, when the figure
+    has been drawn (``drawn=True``), tick labels that overlap. Colour-bar axes, axes turned off
+    and RGB images are exempt.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [0, 1])
+    >>> inspect_figure(fig)
+    ['axes 1: no x label', 'axes 1: no y label']
+    >>> plt.close(fig)
+    """
+    from matplotlib.collections import QuadMesh
+    from matplotlib.image import AxesImage
+
+    issues: list[str] = []
+    axes = list(fig.axes)
+    cbar_axes = {id(ax) for ax in axes if getattr(ax, "_colorbar", None) is not None}
+    for ax in axes:
+        for mappable in list(ax.images) + list(ax.collections):
+            cb = getattr(mappable, "colorbar", None)
+            if cb is not None:
+                cbar_axes.add(id(cb.ax))
+    renderer = None
+    if drawn:
+        try:
+            renderer = fig.canvas.get_renderer()
+        except Exception:  # pragma: no cover - non-Agg canvas
+            renderer = None
+    n = 0
+    for ax in axes:
+        if id(ax) in cbar_axes:
+            continue
+        n += 1
+        if not ax.axison or not ax.get_visible() or not _axes_has_content(ax):
+            continue
+        title = ax.get_title()
+        name = f"axes {n}" + (f" ({title[:40]!r})" if title else "")
+        for which in ("x", "y"):
+            if getattr(ax, f"get_{which}label")():
+                continue
+            shared = getattr(ax, f"get_shared_{which}_axes")().get_siblings(ax)
+            if any(getattr(o, f"get_{which}label")() for o in shared if o is not ax):
+                continue
+            issues.append(f"{name}: no {which} label")
+        # images without a colour bar (RGB(A) pictures need none)
+        for mappable in ax.images:
+            if isinstance(mappable, AxesImage):
+                arr = mappable.get_array()
+                if arr is not None and getattr(arr, "ndim", 2) == 3:
+                    continue
+                if mappable.colorbar is None:
+                    issues.append(f"{name}: image without a colour bar")
+                    break
+        for coll in ax.collections:
+            if isinstance(coll, QuadMesh) and coll.colorbar is None:
+                issues.append(f"{name}: pcolormesh without a colour bar")
+                break
+        # many lines without a legend: errorbar caps are not data lines
+        caps = set()
+        for cont in ax.containers:
+            for part in getattr(cont, "lines", ()) or ():
+                for a in (part if isinstance(part, (list, tuple)) else [part]):
+                    if a is not None and a is not getattr(cont, "lines", (None,))[0]:
+                        caps.add(id(a))
+        lines = [ln for ln in ax.lines if id(ln) not in caps and len(ln.get_xdata()) >= 2]
+        has_legend = ax.get_legend() is not None or bool(fig.legends)
+        if len(lines) > MAX_LINES_WITHOUT_LEGEND and not has_legend:
+            issues.append(f"{name}: {len(lines)} lines without a legend")
+        if renderer is not None:
+            for which in ("x", "y"):
+                labels = [t for t in getattr(ax, f"get_{which}ticklabels")() if t.get_visible() and t.get_text()]
+                boxes = sorted((t.get_window_extent(renderer) for t in labels),
+                               key=lambda b: b.x0 if which == "x" else b.y0)
+                overlap = sum(1 for a, b in zip(boxes, boxes[1:]) if a.overlaps(b))
+                if overlap:
+                    issues.append(f"{name}: {overlap} overlapping {which} tick label pair(s)")
+    return issues
+
+
+def render_figure(fig) -> tuple[str | None, list[str]]:
+    """PNG (base64) of a figure and its hygiene issues; the figure is closed. Never raises."""
     if fig is None:
-        return None
+        return None, []
     try:
         import matplotlib
 
@@ -62,25 +204,79 @@ def _fig_png(fig) -> str | None:
 
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+        try:
+            issues = inspect_figure(fig, drawn=True)
+        except Exception as exc:  # the inspector must never cost a check its figure
+            issues = [f"figure inspector failed: {type(exc).__name__}: {exc}"]
         plt.close(fig)
-        return base64.b64encode(buf.getvalue()).decode("ascii")
-    except Exception:  # a broken figure must not hide the check's numbers
-        return None
+        return base64.b64encode(buf.getvalue()).decode("ascii"), issues
+    except Exception as exc:  # a broken figure must not hide the check's numbers
+        return None, [f"the figure could not be rendered: {type(exc).__name__}: {exc}"]
+
+
+def _fig_png(fig) -> str | None:
+    return render_figure(fig)[0]
+
+
+def _finish(rec: dict, keep_figure: bool) -> dict:
+    fig = rec.pop("_figure", None)
+    if keep_figure:
+        rec["figure_png"], rec["figure_issues"] = render_figure(fig)
+    else:
+        if fig is not None:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+        rec["figure_png"], rec["figure_issues"] = None, []
+    return rec
+
+
+# --------------------------------------------------------------------------------------------------
+# running
+
+def _run_one(key: str, profile_name: str, seed: int, methods: list[str], threads: int | None = None,
+             keep_figure: bool = True) -> dict:
+    # executed in a worker: import the check modules there, run, render the figure to PNG bytes
+    set_threads(threads)
+    specs = {s.key: s for s in load_checks(methods)}
+    return _finish(run_check(specs[key], Profile(profile_name), seed), keep_figure)
 
 
 def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor: str = "local",
-                   scheduler: str | None = None, n_workers: int | None = None, log=print) -> list[dict]:
+                   scheduler: str | None = None, n_workers: int | None = None, log=print, *,
+                   seeds: list[int] | None = None, known: dict | None = None, threads: int | None = None,
+                   progress_bar: bool | None = None) -> list[dict]:
     """Run the checks of ``methods`` (all when None) and return their records in registry order.
 
     ``executor="local"`` runs the checks one after another in this process
     (each check may itself use all cores); ``"dask"`` sends each check to a
     dask.distributed cluster (``scheduler`` address or a LocalCluster).
+
+    ``seeds`` (default ``[seed]``) runs every check under each master seed, check by check; each
+    record carries its ``seed``, and only the first seed's records keep their figure. ``known``
+    holds the known-failure declarations (default: ``validation/known_failures.toml``); every
+    record gets its ``status``. One progress tick per check and seed.
     """
+    from iclr26sci.core import progress, progress_enabled
+
     prof = Profile(profile)
+    seeds = [seed] if not seeds else list(seeds)
+    known = load_known_failures() if known is None else known
     specs = [s for s in load_checks(methods) if not (s.slow and prof.quick)]
-    keys = [s.key for s in specs]
     mlist = sorted({s.method for s in specs})
+    jobs = [(s, sd) for s in specs for sd in seeds]
+    enabled = progress_enabled() if progress_bar is None else progress_bar
+    if enabled and log is print:
+        from tqdm.auto import tqdm
+
+        log = tqdm.write
     records: list[dict] = []
+
+    def done(rec):
+        apply_known_failures([rec], known)
+        log(_line(rec, multi_seed=len(seeds) > 1))
+        records.append(rec)
+
     if executor == "dask":
         from distributed import Client, LocalCluster
 
@@ -91,144 +287,559 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
                                    dashboard_address=None)
             client = Client(cluster)
         try:
-            futs = client.map(partial(_run_one, profile_name=profile, seed=seed, methods=mlist), keys, pure=False)
-            for key, fut in zip(keys, futs):
-                rec = fut.result()
-                log(_line(rec))
-                records.append(rec)
+            futs = [client.submit(partial(_run_one, profile_name=profile, seed=sd, methods=mlist, threads=threads,
+                                          keep_figure=sd == seeds[0]), s.key, pure=False) for s, sd in jobs]
+            for fut in progress(futs, desc="validate", total=len(futs), enabled=enabled):
+                done(fut.result())
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
     else:
-        for s in specs:
-            rec = run_check(s, prof, seed)
-            rec["figure_png"] = _fig_png(rec.pop("_figure"))
-            log(_line(rec))
-            records.append(rec)
+        for s, sd in progress(jobs, desc="validate", total=len(jobs), enabled=enabled):
+            done(_finish(run_check(s, prof, sd), keep_figure=sd == seeds[0]))
     return records
 
 
-def _line(rec: dict) -> str:
-    mark = "PASS" if rec["passed"] else "FAIL"
-    thr = rec["threshold"]
-    thr_s = f"[{thr[0]:.4g}, {thr[1]:.4g}]" if isinstance(thr, list) else f"{thr:.4g}"
-    err = f"  ERROR: {rec['error']}" if rec.get("error") else ""
-    return (f"[{mark}] {rec['method']}.{rec['name']}: {rec['statistic']:.4g} {rec['comparison']} {thr_s}"
-            f"  ({rec['seconds']:.1f}s){err}")
-
+# --------------------------------------------------------------------------------------------------
+# formatting helpers
 
 def _fmt(v) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_fmt(x) for x in v) + "]"
     if isinstance(v, float):
         return f"{v:.4g}"
+    if v is None:
+        return ""
     return str(v)
 
 
-def _table_md(table) -> str:
+def _num(v) -> str:
+    try:
+        return f"{float(v):.4g}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _thr(c: dict) -> str:
+    t = c.get("threshold")
+    t_s = f"[{_num(t[0])}, {_num(t[1])}]" if isinstance(t, (list, tuple)) else _num(t)
+    return f"{c.get('comparison', '')} {t_s}".strip()
+
+
+def _status(rec: dict) -> str:
+    return rec.get("status") or ("PASS" if rec.get("passed") else "FAIL")
+
+
+def _line(rec: dict, multi_seed: bool = False) -> str:
+    """The console line of a check, with one indented sub-line per criterion."""
+    status = _status(rec)
+    d = rec.get("deciding") or deciding_criterion(rec)
+    name = f" ({d['name']})" if d.get("name") else ""
+    seed = f" seed {rec['seed']}" if multi_seed and "seed" in rec else ""
+    err = f"  ERROR: {rec['error']}" if rec.get("error") else ""
+    over = "  [over budget]" if _over_budget(rec) else ""
+    known = f"  known failure: {rec['known_failure']['reason']}" if status == "FAIL (known)" else ""
+    xpass = "  declared a known failure but PASSED: remove it from validation/known_failures.toml" \
+        if status == "XPASS" else ""
+    out = [f"[{status}] {rec['method']}.{rec['name']}{seed}: {_num(d['statistic'])} {_thr(d)}{name}"
+           f"  ({rec['seconds']:.1f}s){over}{err}{known}{xpass}"]
+    for c in rec.get("criteria") or []:
+        out.append(f"      - {c['name']}: {_num(c['statistic'])} {_thr(c)}  {'PASS' if c['passed'] else 'FAIL'}")
+    return "\n".join(out)
+
+
+def _columns(table: list[dict]) -> list[str]:
+    """Union of the keys of all rows, in first-seen order."""
+    cols: list[str] = []
+    seen = set()
+    for row in table:
+        for k in (row.keys() if isinstance(row, dict) else []):
+            if k not in seen:
+                seen.add(k)
+                cols.append(k)
+    return cols
+
+
+def _rows(table) -> list[dict]:
     if not table:
+        return []
+    if isinstance(table, dict):
+        table = [table]
+    return [r if isinstance(r, dict) else {"value": r} for r in table]
+
+
+def _md_cell(v) -> str:
+    return _fmt(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _table_md(table, max_rows: int = MD_ROWS) -> str:
+    rows = _rows(table)
+    if not rows:
         return ""
-    cols = list(table[0].keys())
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in table[:40]:
-        lines.append("| " + " | ".join(_fmt(row.get(c, "")) for c in cols) + " |")
-    if len(table) > 40:
-        lines.append(f"| ... {len(table) - 40} more rows |" + " |" * (len(cols) - 1))
+    cols = _columns(rows)
+    lines = ["| " + " | ".join(_md_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    for row in rows[:max_rows]:
+        lines.append("| " + " | ".join(_md_cell(row.get(c, "")) for c in cols) + " |")
+    if len(rows) > max_rows:
+        lines += ["", f"*Showing {max_rows} of {len(rows)} rows; results.json has all of them.*"]
     return "\n".join(lines)
 
 
-def _table_html(table) -> str:
-    if not table:
+def _table_html(table, max_rows: int = HTML_ROWS) -> str:
+    rows = _rows(table)
+    if not rows:
         return ""
-    cols = list(table[0].keys())
+    cols = _columns(rows)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(c, '')))}</td>" for c in cols) + "</tr>"
-                   for r in table[:60])
-    return f"<table class='data'><tr>{head}</tr>{body}</table>"
+    body = "".join("<tr>" + "".join(_td(r.get(c, "")) for c in cols) + "</tr>" for r in rows[:max_rows])
+    note = (f"<p class='note'>Showing {max_rows} of {len(rows)} rows; results.json has all of them.</p>"
+            if len(rows) > max_rows else "")
+    return f"<div class='scroll'><table class='data'><tr>{head}</tr>{body}</table></div>{note}"
 
 
-def write_report(records: list[dict], out: str, env: dict) -> dict:
-    """Write ``results.json``, ``report.md``, ``index.html`` and the PNG figures under ``out``."""
+def _td(v) -> str:
+    num = isinstance(v, (int, float)) and not isinstance(v, bool)
+    return f"<td class='num'>{html.escape(_fmt(v))}</td>" if num else f"<td>{html.escape(_fmt(v))}</td>"
+
+
+def _over_budget(rec: dict) -> bool:
+    b = rec.get("budget")
+    return rec.get("profile", "quick") == "quick" and b is not None and rec.get("seconds", 0) > float(b)
+
+
+# --------------------------------------------------------------------------------------------------
+# summaries
+
+def summarize(records: list[dict], declaration_errors: list[str] | None = None) -> dict:
+    """Counts of a run: checks, passed, known failures, failed, xpass, seconds, ``ok``.
+
+    With several seeds the counts are those of the first seed; ``ok`` (the run's verdict:
+    no unexpected failure, no XPASS, no declaration error, at least one check) covers every seed,
+    and ``unstable`` lists the checks whose verdict differs across seeds.
+    """
+    seeds = _seeds_of(records)
+    main = [r for r in records if r.get("seed", seeds[0]) == seeds[0]] if seeds else records
+    st = [_status(r) for r in main]
+    all_st = [_status(r) for r in records]
+    summary = {"checks": len(main), "passed": st.count("PASS"), "known_failures": st.count("FAIL (known)"),
+               "failed": st.count("FAIL"), "xpass": st.count("XPASS"),
+               "seconds": round(sum(r["seconds"] for r in main), 2),
+               "over_budget": sorted({f"{r['method']}.{r['name']}" for r in records if _over_budget(r)}),
+               "declaration_errors": list(declaration_errors or [])}
+    summary["ok"] = bool(main) and "FAIL" not in all_st and "XPASS" not in all_st and not summary["declaration_errors"]
+    if len(seeds) > 1:
+        tab = seed_table(records)
+        summary["seeds"] = seeds
+        summary["unstable"] = [row["check"] for row in tab["checks"] if not row["stable"]]
+        summary["seconds_all_seeds"] = round(sum(r["seconds"] for r in records), 2)
+    return summary
+
+
+def _seeds_of(records: list[dict]) -> list[int]:
+    seeds: list[int] = []
+    for r in records:
+        s = r.get("seed", 0)
+        if s not in seeds:
+            seeds.append(s)
+    return seeds
+
+
+def seed_table(records: list[dict]) -> dict:
+    """Verdict per check and seed: ``{"seeds": [...], "checks": [{check, per_seed, stable}]}``."""
+    seeds = _seeds_of(records)
+    by: dict[str, dict] = {}
+    for r in records:
+        key = f"{r['method']}.{r['name']}"
+        d = r.get("deciding") or deciding_criterion(r)
+        row = by.setdefault(key, {"check": key, "method": r["method"], "name": r["name"], "per_seed": {}})
+        row["per_seed"][str(r.get("seed", 0))] = {
+            "status": _status(r), "statistic": d["statistic"], "criterion": d.get("name", ""),
+            "threshold": _thr(d), "seconds": r["seconds"],
+            "criteria": [{"name": c["name"], "statistic": c["statistic"], "passed": c["passed"]}
+                         for c in r.get("criteria") or []]}
+    for row in by.values():
+        row["stable"] = len({v["status"] for v in row["per_seed"].values()}) == 1
+    return {"seeds": seeds, "checks": list(by.values())}
+
+
+def slowest(records: list[dict], n: int = 10) -> list[dict]:
+    """The ``n`` slowest checks (largest seconds over seeds), with budget and an over-budget flag."""
+    best: dict[str, dict] = {}
+    for r in records:
+        key = f"{r['method']}.{r['name']}"
+        if key not in best or r["seconds"] > best[key]["seconds"]:
+            best[key] = {"check": key, "method": r["method"], "name": r["name"], "seconds": r["seconds"],
+                         "budget": r.get("budget"), "over_budget": _over_budget(r)}
+    return sorted(best.values(), key=lambda x: -x["seconds"])[:n]
+
+
+def slowest_text(records: list[dict], n: int = 10) -> str:
+    """The slowest checks as console text (with the over-budget warning)."""
+    rows = slowest(records, n)
+    lines = [f"slowest {len(rows)} checks (seconds / budget):"]
+    for r in rows:
+        flag = "  OVER BUDGET" if r["over_budget"] else ""
+        lines.append(f"  {r['seconds']:7.1f} / {_num(r['budget']):>5}  {r['check']}{flag}")
+    over = sorted({f"{r['method']}.{r['name']}" for r in records if _over_budget(r)})
+    if over:
+        lines.append(f"warning: {len(over)} check(s) over their time budget (a warning, not a failure): "
+                     + ", ".join(over))
+    return "\n".join(lines)
+
+
+def seed_table_text(records: list[dict]) -> str:
+    """The verdict table per check and seed as console text."""
+    tab = seed_table(records)
+    seeds = tab["seeds"]
+    w = max([len(r["check"]) for r in tab["checks"]] + [5])
+    lines = ["verdicts per master seed:", f"  {'check':<{w}}  " + "  ".join(f"{'seed ' + str(s):<22}" for s in seeds)]
+    for row in tab["checks"]:
+        cells = []
+        for s in seeds:
+            v = row["per_seed"].get(str(s))
+            cells.append(f"{(v['status'] + ' ' + _num(v['statistic'])) if v else '-':<22}")
+        flag = "" if row["stable"] else "  <-- VERDICT DIFFERS ACROSS SEEDS"
+        lines.append((f"  {row['check']:<{w}}  " + "  ".join(cells)).rstrip() + flag)
+    unstable = [r["check"] for r in tab["checks"] if not r["stable"]]
+    lines.append(f"{len(unstable)} of {len(tab['checks'])} checks change verdict across seeds {seeds}"
+                 + (": " + ", ".join(unstable) if unstable else ""))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------
+# writing
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1180px;margin:1.5em auto;padding:0 1em;
+ color:#222;line-height:1.4}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.15em}
+h3{margin:1.4em 0 .3em}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px;
+ vertical-align:top;text-align:left}th{background:#f3f3f3}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.pass{color:#176b24;font-weight:bold}.fail,.known,.xpass{color:#b3141b;font-weight:bold}
+.xpass{background:#fff0c2}.warn{color:#8a5300}
+tr.sub td{background:#fafafa;font-size:12px;color:#444}tr.sub td.crit{padding-left:1.6em}
+.reason{font-weight:normal;color:#b3141b;font-size:12px;max-width:28em}
+.banner{padding:.5em .8em;border-radius:4px;margin:.6em 0 1em;font-weight:bold}
+.banner.ok{background:#e4f4e6;color:#176b24}.banner.bad{background:#fde7e7;color:#b3141b}
+.scroll{overflow-x:auto;max-width:100%}.note{font-size:12px;color:#666;margin:.2em 0}
+.issues{font-size:12px;color:#8a5300;background:#fff8e6;border-left:3px solid #e0a800;padding:.3em .7em;margin:.3em 0}
+.figure{display:flex;gap:1em;align-items:flex-start;flex-wrap:wrap}
+img{max-width:100%;border:1px solid #eee}ul.failing li{margin:.15em 0}
+pre{white-space:pre-wrap;overflow-x:auto;background:#f7f7f7;padding:.5em}
+td.guarantee{max-width:34em}
+"""
+
+
+def _status_html(rec: dict, with_reason: bool = True) -> str:
+    st = _status(rec)
+    cls = {"PASS": "pass", "FAIL": "fail", "FAIL (known)": "known", "XPASS": "xpass"}[st]
+    out = f"<span class='{cls}'>{html.escape(st)}</span>"
+    if with_reason and st == "FAIL (known)":
+        out += f"<div class='reason'>{html.escape(rec['known_failure']['reason'])}</div>"
+    if with_reason and st == "XPASS":
+        out += ("<div class='reason'>declared a known failure but passed: remove the declaration from "
+                "validation/known_failures.toml</div>")
+    return out
+
+
+def _status_md(rec: dict) -> str:
+    st = _status(rec)
+    if st == "PASS":
+        return "PASS"
+    if st == "FAIL (known)":
+        return f"**FAIL (known)**: {_md_cell(rec['known_failure']['reason'])}"
+    if st == "XPASS":
+        return "**XPASS** (declared known failure passed: remove the declaration)"
+    return "**FAIL**"
+
+
+def _anchor(rec: dict) -> str:
+    return f"{rec['method']}.{rec['name']}"
+
+
+def write_report(records: list[dict], out: str, env: dict, declaration_errors: list[str] | None = None) -> dict:
+    """Write ``results.json``, ``report.md``, ``index.html`` and the PNG figures under ``out``
+    (and ``seeds.json`` / ``seeds.md`` when the records come from several master seeds).
+
+    Returns the run's summary (see :func:`summarize`).
+    """
     os.makedirs(out, exist_ok=True)
     figdir = os.path.join(out, "figures")
     os.makedirs(figdir, exist_ok=True)
     for rec in records:
+        if "status" not in rec:
+            rec["status"] = "PASS" if rec["passed"] else "FAIL"
+            rec.setdefault("known_failure", None)
+    seeds = _seeds_of(records)
+    multi = len(seeds) > 1
+    main = [r for r in records if r.get("seed", seeds[0]) == seeds[0]] if seeds else records
+    for rec in main:
         if rec.get("figure_png"):
             path = os.path.join(figdir, f"{rec['method']}.{rec['name']}.png")
             with open(path, "wb") as fh:
                 fh.write(base64.b64decode(rec["figure_png"]))
             rec["figure"] = os.path.relpath(path, out)
-    n_pass = sum(r["passed"] for r in records)
-    summary = {"checks": len(records), "passed": n_pass, "failed": len(records) - n_pass,
-               "seconds": round(sum(r["seconds"] for r in records), 2)}
-    plain = [{k: v for k, v in r.items() if k != "figure_png"} for r in records]
+    summary = summarize(records, declaration_errors)
+    plain = [{k: v for k, v in r.items() if k != "figure_png"} for r in main]
+    doc = {"summary": summary, "environment": env, "checks": plain}
+    if multi:
+        tab = seed_table(records)
+        doc["seeds"] = tab
+        with open(os.path.join(out, "seeds.json"), "w") as fh:
+            json.dump({"environment": env, **tab}, fh, indent=1)
+        with open(os.path.join(out, "seeds.md"), "w") as fh:
+            fh.write("\n".join(_seeds_md(tab)) + "\n")
     with open(os.path.join(out, "results.json"), "w") as fh:
-        json.dump({"summary": summary, "environment": env, "checks": plain}, fh, indent=1)
+        json.dump(doc, fh, indent=1)
 
     by_method: dict[str, list[dict]] = {}
-    for r in records:
+    for r in main:
         by_method.setdefault(r["method"], []).append(r)
+    bad = [r for r in main if _status(r) in ("FAIL", "XPASS")]
+    if multi:  # failures at other seeds count too
+        seen = {_anchor(r) for r in bad}
+        for r in records:
+            if _status(r) in ("FAIL", "XPASS") and _anchor(r) not in seen:
+                seen.add(_anchor(r))
+                bad.append(r)
+    known = [r for r in main if _status(r) == "FAIL (known)"]
+    with open(os.path.join(out, "report.md"), "w") as fh:
+        fh.write("\n".join(_report_md(records, main, by_method, bad, known, summary, env, multi)) + "\n")
+    with open(os.path.join(out, "index.html"), "w") as fh:
+        fh.write("\n".join(_report_html(records, main, by_method, bad, known, summary, env, multi)))
+    return summary
 
-    md = [f"# iclr26sci validation report ({env['profile']} profile)", "",
-          f"{n_pass} of {len(records)} checks passed in {summary['seconds']:.1f} s. "
-          f"Seed {env['seed']}, executor {env['executor']}, Python {env['python']}, {env['date']}.", "",
-          "| method | checks | passed | seconds |", "|---|---|---|---|"]
+
+def _headline(summary: dict, env: dict) -> str:
+    s = summary
+    parts = [f"{s['passed']} of {s['checks']} checks passed"]
+    if s["known_failures"]:
+        parts.append(f"{s['known_failures']} known failure(s)")
+    if s["failed"]:
+        parts.append(f"{s['failed']} FAILED")
+    if s["xpass"]:
+        parts.append(f"{s['xpass']} XPASS")
+    seed = (f"seed {s['seeds'][0]} in detail; verdicts for seeds {', '.join(map(str, s['seeds']))} in the seed table"
+            if s.get("seeds") else f"seed {env['seed']}")
+    thr = (env.get("threads") or {}).get("requested")
+    return (", ".join(parts) + f" in {s['seconds']:.1f} s ({env['profile']} profile, {seed}, executor "
+            f"{env['executor']}{', ' + str(thr) + ' thread(s)' if thr else ''}, Python {env['python']}, {env['date']}).")
+
+
+def _verdict_text(summary: dict) -> str:
+    if summary["ok"]:
+        return "Verdict: OK" + (" (only declared known failures fail)" if summary["known_failures"] else "")
+    why = []
+    if summary["failed"]:
+        why.append(f"{summary['failed']} unexpected failure(s)")
+    if summary["xpass"]:
+        why.append(f"{summary['xpass']} known failure(s) that now pass")
+    if summary.get("unstable"):
+        why.append(f"{len(summary['unstable'])} check(s) whose verdict differs across seeds")
+    if summary["declaration_errors"]:
+        why.append("errors in known_failures.toml")
+    if not summary["checks"]:
+        why.append("no checks ran")
+    return "Verdict: FAILED (" + "; ".join(why or ["a failure at another seed"]) + ")"
+
+
+def _method_rows(by_method: dict) -> list[tuple]:
+    rows = []
     for m, rs in by_method.items():
-        md.append(f"| {m} | {len(rs)} | {sum(r['passed'] for r in rs)} | {sum(r['seconds'] for r in rs):.1f} |")
+        st = [_status(r) for r in rs]
+        rows.append((m, len(rs), st.count("PASS"), st.count("FAIL (known)"), st.count("FAIL"), st.count("XPASS"),
+                     sum(r["seconds"] for r in rs)))
+    return rows
+
+
+def _seeds_md(tab: dict) -> list[str]:
+    seeds = tab["seeds"]
+    md = ["# Verdict per check and master seed", "",
+          "Each cell: verdict and the deciding statistic. A check whose verdict differs across seeds is flagged.", "",
+          "| check | " + " | ".join(f"seed {s}" for s in seeds) + " | same verdict |",
+          "|---|" + "---|" * (len(seeds) + 1)]
+    for row in tab["checks"]:
+        cells = []
+        for s in seeds:
+            v = row["per_seed"].get(str(s))
+            cells.append(f"{v['status']} {_num(v['statistic'])}" if v else "-")
+        md.append(f"| {row['check']} | " + " | ".join(cells) + f" | {'yes' if row['stable'] else '**NO**'} |")
+    unstable = [r["check"] for r in tab["checks"] if not r["stable"]]
+    md += ["", f"{len(unstable)} of {len(tab['checks'])} checks change verdict across seeds"
+           + (": " + ", ".join(unstable) if unstable else ".")]
+    return md
+
+
+def _report_md(records, main, by_method, bad, known, summary, env, multi) -> list[str]:
+    md = [f"# iclr26sci validation report ({env['profile']} profile)", "", _headline(summary, env), "",
+          f"**{_verdict_text(summary)}**", "",
+          "| method | checks | passed | known failures | failed | XPASS | seconds |", "|---|---|---|---|---|---|---|"]
+    for m, n, p, k, f, x, sec in _method_rows(by_method):
+        md.append(f"| {m} | {n} | {p} | {k} | {f} | {x} | {sec:.1f} |")
+    if summary["declaration_errors"]:
+        md += ["", "## Errors in validation/known_failures.toml", ""] + [f"- {e}" for e in summary["declaration_errors"]]
+    if bad:
+        md += ["", "## Failing checks", ""]
+        for r in bad:
+            d = r.get("deciding") or deciding_criterion(r)
+            seed = f" (seed {r['seed']})" if multi else ""
+            md.append(f"- [{_anchor(r)}](#{r['method']}-{r['name']}){seed}: {_status_md(r)}: "
+                      f"{d.get('name') or 'statistic'} {_num(d['statistic'])} {_thr(d)}")
+    if known:
+        md += ["", "## Known failures (declared in validation/known_failures.toml)", ""]
+        for r in known:
+            md.append(f"- {_anchor(r)}: {r['known_failure']['reason']} (declared {r['known_failure']['date']})")
+    md += ["", "## Slowest checks", "",
+           "Budget: the check's quick-profile wall-clock budget on 2 cores. Going over it is a warning, not a failure.",
+           "", "| check | seconds | budget | |", "|---|---|---|---|"]
+    for s in slowest(records):
+        md.append(f"| {s['check']} | {s['seconds']:.1f} | {_num(s['budget'])} | {'**over budget**' if s['over_budget'] else ''} |")
+    if multi:
+        md += [""] + ["#" + line if line.startswith("# ") else line for line in _seeds_md(seed_table(records))]
     for m, rs in by_method.items():
         md += ["", f"## {m}: {METHODS.get(m, ('', m))[1]}", "",
                "| check | guarantee | statistic | threshold | result | seconds |", "|---|---|---|---|---|---|"]
         for r in rs:
-            md.append(f"| {r['name']} | {r['guarantee']} | {_fmt(r['statistic'])} | {r['comparison']} "
-                      f"{_fmt(r['threshold'])} | {'PASS' if r['passed'] else '**FAIL**'} | {r['seconds']:.1f} |")
+            d = r.get("deciding") or deciding_criterion(r)
+            crit = f" ({_md_cell(d['name'])})" if d.get("name") else ""
+            md.append(f"| {r['name']} | {_md_cell(r['guarantee'])} | {_num(d['statistic'])}{crit} | {_thr(d)} | "
+                      f"{_status_md(r)} | {r['seconds']:.1f} |")
+            for c in r.get("criteria") or []:
+                md.append(f"| &nbsp;&nbsp;↳ {_md_cell(c['name'])} | | {_num(c['statistic'])} | {_thr(c)} | "
+                          f"{'PASS' if c['passed'] else '**FAIL**'} | |")
         for r in rs:
-            md += ["", f"### {r['name']}", "", f"*Guarantee.* {r['guarantee']} ({r['paper']})", ""]
+            md += ["", f"### {r['name']}", "", f"<a id='{r['method']}-{r['name']}'></a>", "",
+                   f"*Guarantee.* {r['guarantee']} ({r['paper']})", "", f"*Result.* {_status_md(r)}", ""]
             if r["details"]:
                 md += [r["details"], ""]
             if r.get("error"):
                 md += [f"Error: `{r['error']}`", ""]
+            if r.get("criteria"):
+                md += [_table_md([{"criterion": c["name"], "statistic": c["statistic"], "threshold": _thr(c),
+                                   "verdict": "PASS" if c["passed"] else "FAIL"} for c in r["criteria"]]), ""]
             if r.get("table"):
                 md += [_table_md(r["table"]), ""]
             if r.get("figure"):
                 md += [f"![{r['name']}]({r['figure']})", ""]
+            if r.get("figure_issues"):
+                md += ["*Figure issues (automatic check):* " + "; ".join(r["figure_issues"]), ""]
     md += ["", "## Environment", "", "```", json.dumps(env, indent=1), "```"]
-    with open(os.path.join(out, "report.md"), "w") as fh:
-        fh.write("\n".join(md) + "\n")
+    return md
 
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>iclr26sci validation</title><style>",
-        "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}",
-        "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px}",
-        ".pass{color:#176b24;font-weight:bold}.fail{color:#b3141b;font-weight:bold}",
-        "img{max-width:100%;border:1px solid #eee}details{margin:.4em 0 1em}</style></head><body>",
-        f"<h1>iclr26sci validation report ({html.escape(env['profile'])} profile)</h1>",
-        f"<p>{n_pass} of {len(records)} checks passed in {summary['seconds']:.1f} s. Seed {env['seed']}, "
-        f"executor {html.escape(env['executor'])}, Python {env['python']}, {env['date']}.</p>",
-    ]
+
+def _report_html(records, main, by_method, bad, known, summary, env, multi) -> list[str]:
+    e = html.escape
+    parts = ["<!doctype html><html><head><meta charset='utf-8'>"
+             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+             "<title>iclr26sci validation</title><style>" + _CSS + "</style></head><body>",
+             f"<h1>iclr26sci validation report ({e(env['profile'])} profile)</h1>",
+             f"<p>{e(_headline(summary, env))}</p>",
+             f"<div class='banner {'ok' if summary['ok'] else 'bad'}'>{e(_verdict_text(summary))}</div>",
+             "<h2 id='summary'>Summary</h2>",
+             "<table><tr><th>method</th><th>checks</th><th>passed</th><th>known failures</th><th>failed</th>"
+             "<th>XPASS</th><th>seconds</th></tr>"]
+    tot = [0, 0, 0, 0, 0, 0.0]
+    for m, n, p, k, f, x, sec in _method_rows(by_method):
+        for i, v in enumerate((n, p, k, f, x, sec)):
+            tot[i] += v
+        parts.append(f"<tr><td><a href='#{e(m)}'>{e(m)}</a></td><td class='num'>{n}</td><td class='num'>{p}</td>"
+                     f"<td class='num{' known' if k else ''}'>{k}</td><td class='num{' fail' if f else ''}'>{f}</td>"
+                     f"<td class='num{' xpass' if x else ''}'>{x}</td><td class='num'>{sec:.1f}</td></tr>")
+    parts.append(f"<tr><th>all</th>" + "".join(f"<th class='num'>{v}</th>" for v in tot[:5])
+                 + f"<th class='num'>{tot[5]:.1f}</th></tr></table>")
+    if summary["declaration_errors"]:
+        parts.append("<h2>Errors in validation/known_failures.toml</h2><ul>"
+                     + "".join(f"<li class='fail'>{e(x)}</li>" for x in summary["declaration_errors"]) + "</ul>")
+    if bad or known:
+        parts.append("<h2 id='failing'>Failing checks</h2><ul class='failing'>")
+        for r in bad + known:
+            d = r.get("deciding") or deciding_criterion(r)
+            seed = f" (seed {r['seed']})" if multi else ""
+            parts.append(f"<li>{_status_html(r, with_reason=False)} <a href='#{e(_anchor(r))}'>{e(_anchor(r))}</a>"
+                         f"{e(seed)}: {e(d.get('name') or 'statistic')} {_num(d['statistic'])} {e(_thr(d))}"
+                         + (f" <span class='reason'>({e(r['known_failure']['reason'])})</span>"
+                            if _status(r) == "FAIL (known)" else "")
+                         + (" <span class='reason'>(declared a known failure but passed: remove the declaration)</span>"
+                            if _status(r) == "XPASS" else "") + "</li>")
+        parts.append("</ul>")
+    sl = slowest(records)
+    parts.append("<h2 id='slowest'>Slowest checks</h2><p class='note'>Budget: the check's quick-profile wall-clock "
+                 "budget on 2 cores. Going over it is a warning, not a failure."
+                 + (" Seconds: the largest over the seeds." if multi else "") + "</p>"
+                 "<table><tr><th>check</th><th>seconds</th><th>budget</th><th></th></tr>")
+    for s in sl:
+        parts.append(f"<tr><td><a href='#{e(s['check'])}'>{e(s['check'])}</a></td><td class='num'>{s['seconds']:.1f}</td>"
+                     f"<td class='num'>{_num(s['budget'])}</td>"
+                     f"<td class='warn'>{'over budget (warning)' if s['over_budget'] else ''}</td></tr>")
+    parts.append("</table>")
+    if summary["over_budget"]:
+        parts.append(f"<p class='warn'>{len(summary['over_budget'])} check(s) over their time budget (a warning, not "
+                     f"a failure): {e(', '.join(summary['over_budget']))}</p>")
+    if multi:
+        parts += _seeds_html(seed_table(records))
     for m, rs in by_method.items():
-        parts.append(f"<h2 id='{m}'>{html.escape(m)}: {html.escape(METHODS.get(m, ('', m))[1])}</h2>")
-        parts.append("<table><tr><th>check</th><th>guarantee</th><th>statistic</th><th>threshold</th>"
-                     "<th>result</th><th>s</th></tr>")
+        parts.append(f"<h2 id='{e(m)}'>{e(m)}: {e(METHODS.get(m, ('', m))[1])}</h2>")
+        parts.append("<div class='scroll'><table><tr><th>check</th><th>guarantee</th><th>statistic</th>"
+                     "<th>threshold</th><th>result</th><th>s</th></tr>")
         for r in rs:
-            cls = "pass" if r["passed"] else "fail"
-            parts.append(f"<tr><td><a href='#{m}.{r['name']}'>{html.escape(r['name'])}</a></td>"
-                         f"<td>{html.escape(r['guarantee'])}</td><td>{_fmt(r['statistic'])}</td>"
-                         f"<td>{html.escape(r['comparison'])} {_fmt(r['threshold'])}</td>"
-                         f"<td class='{cls}'>{'PASS' if r['passed'] else 'FAIL'}</td><td>{r['seconds']:.1f}</td></tr>")
-        parts.append("</table>")
+            d = r.get("deciding") or deciding_criterion(r)
+            crit = f"<br><span class='note'>{e(d['name'])}</span>" if d.get("name") else ""
+            parts.append(f"<tr><td><a href='#{e(_anchor(r))}'>{e(r['name'])}</a></td>"
+                         f"<td class='guarantee'>{e(r['guarantee'])}</td><td class='num'>{_num(d['statistic'])}{crit}</td>"
+                         f"<td class='num'>{e(_thr(d))}</td><td>{_status_html(r)}</td>"
+                         f"<td class='num'>{r['seconds']:.1f}</td></tr>")
+            for c in r.get("criteria") or []:
+                parts.append(f"<tr class='sub'><td class='crit' colspan='2'>&#8627; {e(c['name'])}</td>"
+                             f"<td class='num'>{_num(c['statistic'])}</td><td class='num'>{e(_thr(c))}</td>"
+                             f"<td class='{'pass' if c['passed'] else 'fail'}'>{'PASS' if c['passed'] else 'FAIL'}</td>"
+                             f"<td></td></tr>")
+        parts.append("</table></div>")
         for r in rs:
-            parts.append(f"<h3 id='{m}.{r['name']}'>{html.escape(r['name'])}</h3>")
-            parts.append(f"<p><em>Guarantee.</em> {html.escape(r['guarantee'])} ({html.escape(r['paper'])})</p>")
+            parts.append(f"<h3 id='{e(_anchor(r))}'>{e(r['name'])} &nbsp;{_status_html(r, with_reason=False)}</h3>")
+            parts.append(f"<p><em>Guarantee.</em> {e(r['guarantee'])} ({e(r['paper'])})</p>")
+            if _status(r) in ("FAIL (known)", "XPASS"):
+                parts.append(f"<p>{_status_html(r)}</p>")
             if r["details"]:
-                parts.append(f"<p>{html.escape(r['details'])}</p>")
+                parts.append(f"<p>{e(r['details'])}</p>")
             if r.get("error"):
-                parts.append(f"<pre class='fail'>{html.escape(r['error'])}</pre>")
+                parts.append(f"<pre class='fail'>{e(r['error'])}</pre>")
+            if r.get("criteria"):
+                parts.append(_table_html([{"criterion": c["name"], "statistic": c["statistic"], "threshold": _thr(c),
+                                           "verdict": "PASS" if c["passed"] else "FAIL"} for c in r["criteria"]]))
             if r.get("table"):
                 parts.append(_table_html(r["table"]))
             if r.get("figure_png"):
-                parts.append(f"<img alt='{html.escape(r['name'])}' src='data:image/png;base64,{r['figure_png']}'>")
-    parts.append("<h2>Environment</h2><pre>" + html.escape(json.dumps(env, indent=1)) + "</pre></body></html>")
-    with open(os.path.join(out, "index.html"), "w") as fh:
-        fh.write("\n".join(parts))
-    return summary
+                parts.append(f"<div class='figure'><img alt='figure of {e(r['name'])}' "
+                             f"src='data:image/png;base64,{r['figure_png']}'>")
+                if r.get("figure_issues"):
+                    parts.append("<div class='issues'><b>Figure issues</b> (automatic check)<ul>"
+                                 + "".join(f"<li>{e(i)}</li>" for i in r["figure_issues"]) + "</ul></div>")
+                parts.append("</div>")
+            parts.append("<p class='note'><a href='#summary'>back to the summary</a></p>")
+    parts.append("<h2 id='environment'>Environment</h2><pre>" + e(json.dumps(env, indent=1)) + "</pre></body></html>")
+    return parts
+
+
+def _seeds_html(tab: dict) -> list[str]:
+    e = html.escape
+    seeds = tab["seeds"]
+    unstable = [r["check"] for r in tab["checks"] if not r["stable"]]
+    parts = ["<h2 id='seeds'>Verdict per master seed</h2>",
+             f"<p>{len(unstable)} of {len(tab['checks'])} checks change verdict across seeds "
+             f"{e(', '.join(map(str, seeds)))}" + (": " + e(", ".join(unstable)) if unstable else "") + ".</p>",
+             "<div class='scroll'><table><tr><th>check</th>" + "".join(f"<th>seed {s}</th>" for s in seeds)
+             + "<th>same verdict</th></tr>"]
+    cls = {"PASS": "pass", "FAIL": "fail", "FAIL (known)": "known", "XPASS": "xpass"}
+    for row in tab["checks"]:
+        cells = []
+        for s in seeds:
+            v = row["per_seed"].get(str(s))
+            cells.append(f"<td><span class='{cls[v['status']]}'>{e(v['status'])}</span> "
+                         f"{_num(v['statistic'])}</td>" if v else "<td></td>")
+        parts.append(f"<tr><td><a href='#{e(row['check'])}'>{e(row['check'])}</a></td>" + "".join(cells)
+                     + (f"<td class='pass'>yes</td>" if row["stable"] else "<td class='fail'>NO</td>") + "</tr>")
+    parts.append("</table></div>")
+    return parts
