@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from iclr26sci.core import InputError, check_option, check_positive_int
+from iclr26sci.core import InputError, check_array, check_bool, check_in_range, check_memory, check_option, \
+    check_positive_int
 from iclr26sci.prob import DiscreteLaw
 
 from ._mdp import INDEX_DTYPE, Demonstrations, TabularMDP, detect_reward_grid, discretise_reward
@@ -124,7 +125,7 @@ def _forward_table(mdp, policy: ReturnAugmentedPolicy, accs: list[np.ndarray], r
     vals = [np.zeros(s.size, dtype=INDEX_DTYPE) for _ in accs]
     stages = []
     for h in range(H):
-        pa = p[:, None] * policy.table_probs(h, s, y)              # (n, A)
+        pa = p[:, None] * policy._table_probs(h, s, y)              # (n, A)
         i, a = np.nonzero(pa > 0)
         m = pa[i, a]
         si, yi = s[i], y[i]
@@ -150,7 +151,7 @@ def _enumerate_histories(mdp, policy: Policy, accs: list[np.ndarray], max_histor
     vals = [np.zeros(s0.size, dtype=INDEX_DTYPE) for _ in accs]
     stages = []
     for h in range(H):
-        pa = p[:, None] * policy.action_probs(h, states, actions)
+        pa = p[:, None] * policy._probs(h, states, actions)
         i, a = np.nonzero(pa > 0)
         m = pa[i, a]
         a = a.astype(INDEX_DTYPE)
@@ -204,6 +205,14 @@ def return_distribution(mdp: TabularMDP, policy: Policy, reward=None, *, method:
     References
     ----------
     F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026, arXiv:2509.12026.
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import markov_insufficiency_instance
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> eta = return_distribution(mdp, expert)          # the expert's return is always 1
+    >>> eta.support, eta.weights
+    (array([1.]), array([1.]))
     """
     _check_mdp(mdp)
     _check_policy(policy, mdp)
@@ -228,17 +237,39 @@ def occupancy(mdp: TabularMDP, policy: Policy, theta: float, *, max_histories: i
     r"""Occupancies :math:`d_h(s, y, a) = \Pr_\pi(s_h = s, y_h = y, a_h = a)` with
     :math:`y_h = \sum_{t<h} \mathrm{rint}(r_t(s_t,a_t)/\theta)`.
 
+    Parameters
+    ----------
+    mdp : TabularMDP
+        Transitions and the reward whose discretisation defines ``y``.
+    policy : Policy
+        Any policy (table policies by forward DP, history policies by enumeration).
+    theta : float in (0, high - low]
+        Discretisation step of the cumulative reward.
+    max_histories : int, default 2_000_000
+        Cap on the histories enumerated for a history-dependent policy.
+
     Returns
     -------
     d : array, shape (H, S, Y, A)
-        ``Y`` is one plus the largest reachable index at stage ``H``.
+        ``Y`` is one plus the largest reachable index at stage ``H``; each stage sums to 1.
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import markov_insufficiency_instance
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> d = occupancy(mdp, expert, theta=1.0)
+    >>> d.shape, d[2, 3, :, 1]                  # stage 3: action 1 is played exactly when y = 0
+    ((3, 4, 2, 2), array([0.5, 0. ]))
     """
     _check_mdp(mdp)
     _check_policy(policy, mdp)
     theta = mdp.check_theta(theta)
+    max_histories = check_positive_int(max_histories, "max_histories")
     k = discretise_reward(mdp.r, theta, mdp.reward_range[0])
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
-    Y = int(sum(int(k[t].max()) for t in range(H - 1))) + 1
+    Yf = float(sum(float(k[t].max()) for t in range(H - 1))) + 1
+    check_memory(8.0 * H * S * A * Yf, "theta", f"the occupancy table (H, S, Y, A) = ({H}, {S}, {Yf:.3g}, {A})")
+    Y = int(Yf)
     d = np.zeros((H, S, Y, A))
     if isinstance(policy, ReturnAugmentedPolicy):
         _, stages, _ = _forward_table(mdp, policy, [k], record=True)
@@ -259,7 +290,27 @@ def averaged_policy(mdp: TabularMDP, expert: Policy, theta: float) -> ReturnAugm
         \quad(\text{uniform where the denominator is } 0).
 
     It induces exactly the expert's law of the :math:`r^\theta`-return, and its
-    :math:`r`-return law is within :math:`H\theta` of the expert's in :math:`W_1`.
+    :math:`r`-return law is within :math:`H\theta` of the expert's in :math:`W_1` (Lemma 4.2).
+
+    Parameters
+    ----------
+    mdp : TabularMDP
+    expert : Policy
+        The (possibly non-Markovian) expert :math:`\pi_E`.
+    theta : float in (0, high - low]
+        Discretisation step of the cumulative reward the averaged policy conditions on.
+
+    Returns
+    -------
+    ReturnAugmentedPolicy
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import markov_insufficiency_instance, return_distribution
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> pi = averaged_policy(mdp, expert, theta=1.0)
+    >>> return_distribution(mdp, pi).wasserstein(return_distribution(mdp, expert))
+    0.0
     """
     d = occupancy(mdp, expert, theta)
     k = discretise_reward(mdp.r, theta, mdp.reward_range[0])
@@ -275,26 +326,58 @@ def _normalise_occupancy(d: np.ndarray) -> np.ndarray:
 
 
 def empirical_return_distribution(demos: Demonstrations, reward) -> DiscreteLaw:
-    r"""The empirical return law :math:`\hat\eta = \frac1N\sum_i \delta_{G(\omega_i; r)}`."""
+    r"""The empirical return law :math:`\hat\eta = \frac1N\sum_i \delta_{G(\omega_i; r)}`.
+
+    Parameters
+    ----------
+    demos : Demonstrations
+        The trajectories :math:`\omega_i`.
+    reward : array, shape (H, S, A) or (S, A)
+        The reward :math:`r` the returns are computed with (finite).
+
+    Returns
+    -------
+    DiscreteLaw
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = Demonstrations(np.array([[0, 1, 1], [0, 0, 1]]), np.array([[1, 0], [0, 1]]), 2, 2)
+    >>> r = np.array([[0.0, 1.0], [0.5, 0.5]])     # stationary (S, A): returns 1 + 0.5 and 0 + 1
+    >>> law = empirical_return_distribution(d, r)
+    >>> law.support, law.weights
+    (array([1. , 1.5]), array([0.5, 0.5]))
+    """
     if not isinstance(demos, Demonstrations):
         raise InputError("demos", f"got {type(demos).__name__}", "a Demonstrations")
-    r = np.asarray(reward, dtype=float)
-    if r.shape != (demos.horizon, demos.n_states, demos.n_actions):
-        raise InputError("reward", f"has shape {r.shape}",
-                         f"({demos.horizon}, {demos.n_states}, {demos.n_actions})")
-    return DiscreteLaw(demos.returns(r))
+    return DiscreteLaw(demos.returns(reward))
 
 
 def grid_wasserstein(p, q, step: float = 1.0) -> float:
     r"""1-Wasserstein distance between two histograms on the same grid of spacing ``step``.
 
     .. math:: W_1 = \text{step}\cdot\sum_k \Big|\sum_{j\le k} (p_j - q_j)\Big|
-    """
-    from iclr26sci.core import check_array, check_in_range
 
+    (the paper's CDF formula; both histograms are normalised first).
+
+    Parameters
+    ----------
+    p, q : array-like of shape (K,)
+        Non-negative masses on the grid points ``0, step, ..., (K-1) step``; each with positive total.
+    step : float > 0, default 1.0
+        Grid spacing (the distance's unit).
+
+    Examples
+    --------
+    >>> grid_wasserstein([1, 0, 0], [0, 0, 1], step=0.5)
+    1.0
+    """
     p = check_array(p, "p", ndim=1, nonnegative=True)
     q = check_array(q, "q", shape=p.shape, nonnegative=True)
     step = check_in_range(step, "step", 0.0, None, low_open=True)
-    if p.sum() <= 0 or q.sum() <= 0:
-        raise InputError("p", "has zero total mass", "histograms with positive mass")
+    if p.size == 0:
+        raise InputError("p", "is empty", "at least one grid point")
+    for name, x in (("p", p), ("q", q)):
+        if not x.sum() > 0:
+            raise InputError(name, "has zero total mass", "a histogram with positive mass")
     return float(step * np.abs(np.cumsum(p / p.sum() - q / q.sum())[:-1]).sum())

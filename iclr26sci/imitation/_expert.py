@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range
+from iclr26sci.core import InputError, as_generator, check_bool, check_in_range, check_memory, progress
 
 from ._mdp import INDEX_DTYPE, TabularMDP, discretise_reward
 from ._policies import MarkovPolicy, ProjectedHistoryPolicy, ReturnAugmentedPolicy
@@ -30,8 +30,10 @@ def risk_sensitive_expert(mdp: TabularMDP, cvar_alpha: float = 0.2, theta: float
     Parameters
     ----------
     mdp : TabularMDP
-    cvar_alpha : float in (0, 1]
-        Level; ``1`` gives a mean-optimal expert.
+        The MDP and the reward whose return's CVaR is maximised.
+    cvar_alpha : float in (0, 1], default 0.2
+        Level :math:`\alpha`: the expert maximises the mean of its worst :math:`\alpha`-fraction
+        of returns; ``1`` gives a mean-optimal (risk-neutral) expert.
     theta : float, optional
         Grid of the cumulative reward; defaults to the MDP's reward grid (then the policy is
         exactly CVaR-optimal among all history-dependent policies), otherwise it optimises
@@ -46,6 +48,15 @@ def risk_sensitive_expert(mdp: TabularMDP, cvar_alpha: float = 0.2, theta: float
     ----------
     N. Bäuerle and J. Ott. Markov decision processes with average-value-at-risk criteria.
     Math. Methods Oper. Res. 74 (2011).
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import TabularMDP, return_distribution
+    >>> mdp = TabularMDP.random(3, 2, 3, reward_grid=0.25, sparsity=0.0, rng=0)
+    >>> expert = risk_sensitive_expert(mdp, cvar_alpha=0.5)
+    >>> eta = return_distribution(mdp, expert)
+    >>> bool(abs(eta.cvar(0.5) - expert.info["cvar"]) < 1e-9)   # the DP's optimum is the exact CVaR
+    True
     """
     if not isinstance(mdp, TabularMDP):
         raise InputError("mdp", f"got {type(mdp).__name__}", "a TabularMDP")
@@ -62,6 +73,8 @@ def risk_sensitive_expert(mdp: TabularMDP, cvar_alpha: float = 0.2, theta: float
     Yt = int(sum(int(k[t].max()) for t in range(H))) + 1
     B = Yt
     work = float(B) * H * S * A * (S + 2) * Yt
+    check_memory(8.0 * H * S * Yt * (A + 2) + 8.0 * 4 * min(2e7, S * A * Yt * B), "theta",
+                 f"the CVaR dynamic program over {Yt:,} cumulative-reward levels")
     if work > 2e11:
         raise InputError("theta", f"gives {Yt} cumulative-reward levels; the CVaR dynamic program would need "
                          f"about {work:.1e} operations", "a coarser theta")
@@ -86,7 +99,8 @@ def risk_sensitive_expert(mdp: TabularMDP, cvar_alpha: float = 0.2, theta: float
 
     b = np.arange(B)
     chunk = max(1, int(2e7 // (S * A * Yt)))
-    V0 = np.concatenate([backward(b[lo:lo + chunk], False)[0] for lo in range(0, B, chunk)])
+    V0 = np.concatenate([backward(b[lo:lo + chunk], False)[0]
+                         for lo in progress(range(0, B, chunk), desc="CVaR levels", total=-(-B // chunk))])
     shortfall = V0 @ mdp.mu0                                             # E[(b - G)^+] in grid units
     cvar = b - shortfall / alpha
     best = int(np.argmax(cvar))
@@ -100,9 +114,33 @@ def risk_sensitive_expert(mdp: TabularMDP, cvar_alpha: float = 0.2, theta: float
     return pol
 
 
+def _require_mdp(mdp):
+    if not isinstance(mdp, TabularMDP):
+        raise InputError("mdp", f"got {type(mdp).__name__}", "a TabularMDP")
+    return mdp
+
+
 def random_markov_expert(mdp: TabularMDP, deterministic: bool = False, rng=None) -> MarkovPolicy:
     r"""The paper's random Markov expert: :math:`\pi_h(\cdot|s) \sim \mathrm{Dirichlet}(1_A)`,
-    or a uniformly random deterministic choice."""
+    or a uniformly random deterministic choice.
+
+    Parameters
+    ----------
+    mdp : TabularMDP
+        Gives S, A and H.
+    deterministic : bool, default False
+        One uniformly random action per (h, s) instead of Dirichlet probabilities.
+    rng : seed or numpy Generator, optional
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import TabularMDP
+    >>> mdp = TabularMDP.random(3, 2, 4, rng=0)
+    >>> float(random_markov_expert(mdp, deterministic=True, rng=0).markov_probs.max(axis=-1).min())
+    1.0
+    """
+    _require_mdp(mdp)
+    deterministic = check_bool(deterministic, "deterministic")
     g = as_generator(rng)
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
     if deterministic:
@@ -115,7 +153,25 @@ def random_markov_expert(mdp: TabularMDP, deterministic: bool = False, rng=None)
 
 def random_nonmarkov_expert(mdp: TabularMDP, deterministic: bool = False, n_features: int = 16,
                             rng=None) -> ProjectedHistoryPolicy:
-    """The paper's random non-Markovian expert (see :class:`ProjectedHistoryPolicy`)."""
+    """The paper's random non-Markovian expert (see :class:`ProjectedHistoryPolicy`).
+
+    Parameters
+    ----------
+    mdp : TabularMDP
+        Gives S, A and H.
+    deterministic : bool, default False
+        Arg-max instead of softmax actions.
+    n_features : int, default 16
+        Dimension of the random projection of the history.
+    rng : seed or numpy Generator, optional
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import TabularMDP
+    >>> random_nonmarkov_expert(TabularMDP.random(3, 2, 4, rng=0), rng=1)
+    ProjectedHistoryPolicy(S=3, A=2, H=4, deterministic=False)
+    """
+    _require_mdp(mdp)
     return ProjectedHistoryPolicy(mdp.n_states, mdp.n_actions, mdp.horizon, n_features=n_features,
                                   deterministic=deterministic, rng=rng)
 
@@ -129,6 +185,17 @@ def markov_insufficiency_instance() -> tuple[TabularMDP, ReturnAugmentedPolicy]:
     cumulative reward is 0, so its return is always 1; a Markov policy with
     :math:`p = \pi_3(1|s_3)` has return law :math:`\{0: (1-p)/2, 1: 1/2, 2: p/2\}`, at
     :math:`W_1 = 1/2` from the expert's.
+
+    Returns
+    -------
+    (TabularMDP, ReturnAugmentedPolicy)
+        The MDP and its expert.
+
+    Examples
+    --------
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> mdp.shape
+    (4, 2, 3)
     """
     S, A, H = 4, 2, 3
     P = np.zeros((H, S, A, S))

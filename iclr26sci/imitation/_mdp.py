@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_in_range, check_memory,
+                            check_positive_int)
 
 __all__ = ["TabularMDP", "Demonstrations", "detect_reward_grid", "discretise_reward"]
 
@@ -19,8 +20,44 @@ INDEX_DTYPE = np.int64
 
 def detect_reward_grid(reward: np.ndarray, low: float = 0.0, max_denominator: int = 1000,
                        atol: float = 1e-9) -> float | None:
-    """Largest step ``1/q`` (``q <= max_denominator``) with ``reward - low`` on the grid, else None."""
-    x = np.asarray(reward, dtype=float).ravel() - low
+    r"""The coarsest grid :math:`\{\text{low} + j/q\}` that holds every reward, or None.
+
+    Searches :math:`q = 1, 2, \dots, \text{max\_denominator}` for the first with
+    :math:`|q(r - \text{low}) - \mathrm{rint}(q(r - \text{low}))| \le \text{atol}\cdot\max(1, q)`
+    for every entry, and returns the step :math:`1/q`. Exact evaluation of return laws
+    works on this grid (returns become integer multiples of the step).
+
+    Parameters
+    ----------
+    reward : array-like of float
+        Per-step rewards :math:`r_h(s, a)` (any shape; finite).
+    low : float, default 0.0
+        The grid's origin (the lower end of the reward range).
+    max_denominator : int, default 1000
+        Largest :math:`q` tried: the finest step searched is ``1/max_denominator``.
+    atol : float, default 1e-9
+        Absolute tolerance (non-negative) for a scaled reward to count as an integer.
+
+    Returns
+    -------
+    float or None
+        The step :math:`1/q`, or None when no :math:`q \le` ``max_denominator`` fits
+        (1.0 for an empty array).
+
+    Examples
+    --------
+    >>> detect_reward_grid([0.0, 0.25, 0.75])
+    0.25
+    >>> detect_reward_grid([0.1, 0.3]) == 0.1
+    True
+    >>> detect_reward_grid([1 / 3, 2 ** -0.5]) is None
+    True
+    """
+    x = check_array(reward, "reward").ravel()
+    low = check_in_range(low, "low")
+    max_denominator = check_positive_int(max_denominator, "max_denominator")
+    atol = check_in_range(atol, "atol", 0.0, None)
+    x = x - low
     if x.size == 0:
         return 1.0
     for q in range(1, max_denominator + 1):
@@ -30,27 +67,82 @@ def detect_reward_grid(reward: np.ndarray, low: float = 0.0, max_denominator: in
     return None
 
 
+#: largest integer reward index allowed (cumulative sums over H steps must stay far from int64 overflow)
+_MAX_INDEX = 2.0 ** 52
+
+
 def discretise_reward(reward: np.ndarray, theta: float, low: float = 0.0) -> np.ndarray:
     r"""Integer reward increments :math:`k_h(s,a) = \mathrm{rint}((r_h(s,a) - \text{low})/\theta)`.
 
     The discretised reward is :math:`r^\theta = \text{low} + \theta k`; the
     cumulative index :math:`y_h = \sum_{t<h} k_t(s_t,a_t)` is a sum of rounded
-    per-step rewards (round to nearest, as in the paper's code).
+    per-step rewards (round to nearest, as in the paper's code), not a rounding of the sum.
+
+    Parameters
+    ----------
+    reward : array-like of float
+        Per-step rewards :math:`r_h(s, a)`, each at least ``low`` (any shape).
+    theta : float > 0
+        The discretisation step :math:`\theta` of the return grid :math:`Y^\theta = \{0, \theta, 2\theta, \dots\}`.
+        A smaller step is a finer, more faithful grid but a larger policy table.
+    low : float, default 0.0
+        The lower end of the reward range (the grid's origin).
+
+    Returns
+    -------
+    ndarray of int64
+        The increments :math:`k`, same shape as ``reward``.
+
+    Raises
+    ------
+    InputError
+        For a non-positive or non-finite ``theta``, rewards below ``low`` or not finite, or a
+        ``theta`` so small that the indices would exceed :math:`2^{52}` (integer overflow).
+
+    Examples
+    --------
+    >>> discretise_reward([0.0, 0.26, 0.5, 1.0], theta=0.25)
+    array([0, 1, 2, 4])
     """
-    k = np.rint((np.asarray(reward, dtype=float) - low) / theta)
-    return k.astype(INDEX_DTYPE)
+    theta = check_in_range(theta, "theta", 0.0, None, low_open=True)
+    low = check_in_range(low, "low")
+    r = check_array(reward, "reward")
+    if r.size and np.any(r < low - 1e-12):
+        raise InputError("reward", f"has entries below low = {low:g} (min {r.min():g})",
+                         "rewards at least low (non-negative increments)")
+    top = float(np.max(r - low, initial=0.0)) / theta
+    if top > _MAX_INDEX:
+        raise InputError("theta", f"= {theta:g} makes reward indices up to {top:.3g} (integer overflow)",
+                         f"theta >= {float(np.max(r - low, initial=0.0)) / _MAX_INDEX:.3g}")
+    k = np.rint((r - low) / theta)
+    return np.maximum(k, 0).astype(INDEX_DTYPE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Demonstrations:
-    """Expert trajectories :math:`\\omega_i = (s_{i,1}, a_{i,1}, \\dots, s_{i,H}, a_{i,H}, s_{i,H+1})`.
+    r"""Expert trajectories :math:`\omega_i = (s_{i,1}, a_{i,1}, \dots, s_{i,H}, a_{i,H}, s_{i,H+1})`.
+
+    The data set :math:`D_E` of the paper: ``N`` trajectories of horizon ``H``, stored as
+    read-only ``int64`` arrays (the official code's ``int8`` storage wraps states >= 128).
 
     Parameters
     ----------
     states : array of int, shape (N, H+1)
+        ``states[i, h]`` is the state of trajectory ``i`` at stage ``h`` (0-based), the last
+        column the state reached after the final action.
     actions : array of int, shape (N, H)
+        ``actions[i, h]`` is the action taken at stage ``h``.
     n_states, n_actions : int
-        Sizes of the state and action sets (indices must lie below them).
+        Sizes S and A of the state and action sets (indices must lie below them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = Demonstrations(np.array([[0, 1, 1], [0, 0, 1]]), np.array([[1, 0], [0, 1]]), 2, 2)
+    >>> d
+    Demonstrations(N=2, H=2, S=2, A=2)
+    >>> d.returns(np.ones((2, 2, 2)))
+    array([2., 2.])
     """
 
     states: np.ndarray
@@ -84,23 +176,73 @@ class Demonstrations:
 
     @property
     def n(self) -> int:
-        """Number of trajectories."""
+        """Number of trajectories N."""
         return int(self.states.shape[0])
 
     @property
     def horizon(self) -> int:
+        """Horizon H (number of actions per trajectory)."""
         return int(self.actions.shape[1])
 
     def __len__(self) -> int:
         return self.n
 
-    def subset(self, idx) -> "Demonstrations":
-        """The trajectories ``idx`` (an index array, slice or boolean mask)."""
-        return Demonstrations(self.states[idx], self.actions[idx], self.n_states, self.n_actions)
+    def __repr__(self) -> str:
+        return f"Demonstrations(N={self.n}, H={self.horizon}, S={self.n_states}, A={self.n_actions})"
 
-    def returns(self, reward: np.ndarray) -> np.ndarray:
-        """Returns :math:`G(\\omega_i; r) = \\sum_h r_h(s_{i,h}, a_{i,h})`, shape (N,)."""
-        r = np.asarray(reward, dtype=float)
+    def summary(self) -> str:
+        """A few lines: sizes and the number of distinct trajectories."""
+        distinct = int(np.unique(np.concatenate([self.states, self.actions], axis=1), axis=0).shape[0])
+        return (f"Demonstrations: N = {self.n} trajectories, horizon H = {self.horizon}\n"
+                f"  states S = {self.n_states}, actions A = {self.n_actions}, "
+                f"{distinct} distinct trajectories, {int(np.unique(self.states).size)} states visited")
+
+    def to_dict(self) -> dict:
+        """Plain-Python form (lists of ints), enough to rebuild with ``Demonstrations(**d)``."""
+        return {"states": self.states.tolist(), "actions": self.actions.tolist(),
+                "n_states": self.n_states, "n_actions": self.n_actions}
+
+    def subset(self, idx) -> "Demonstrations":
+        """The trajectories ``idx``: an index array (within ``[-N, N)``), a slice or a boolean mask
+        of length N; the selection must not be empty."""
+        if isinstance(idx, slice):
+            sel = np.arange(self.n)[idx]
+        else:
+            arr = np.asarray(idx)
+            if arr.dtype == bool:
+                if arr.shape != (self.n,):
+                    raise InputError("idx", f"is a boolean mask of shape {arr.shape}", f"shape ({self.n},)")
+                sel = np.flatnonzero(arr)
+            else:
+                if arr.size == 0:
+                    sel = np.zeros(0, dtype=INDEX_DTYPE)
+                else:
+                    arr = check_array(arr, "idx", ndim=(0, 1), dtype=int).ravel()
+                    if arr.min() < -self.n or arr.max() >= self.n:
+                        raise InputError("idx", f"has indices in [{arr.min()}, {arr.max()}]",
+                                         f"indices in [{-self.n}, {self.n - 1}] (N = {self.n} trajectories)")
+                    sel = arr
+        if sel.size == 0:
+            raise InputError("idx", "selects no trajectory", "a non-empty selection")
+        return Demonstrations(self.states[sel], self.actions[sel], self.n_states, self.n_actions)
+
+    def _check_reward(self, reward, name: str = "reward") -> np.ndarray:
+        H, S, A = self.horizon, self.n_states, self.n_actions
+        r = check_array(reward, name, ndim=(2, 3))
+        if r.ndim == 2:
+            if r.shape != (S, A):
+                raise InputError(name, f"has shape {r.shape}", f"({H}, {S}, {A}) or stationary ({S}, {A})")
+            r = np.broadcast_to(r, (H, S, A))
+        if r.shape != (H, S, A):
+            raise InputError(name, f"has shape {r.shape}", f"({H}, {S}, {A}) or stationary ({S}, {A})")
+        return r
+
+    def returns(self, reward) -> np.ndarray:
+        """Returns :math:`G(\\omega_i; r) = \\sum_h r_h(s_{i,h}, a_{i,h})`, shape (N,).
+
+        ``reward`` has shape (H, S, A), or (S, A) for a reward used at every stage; finite.
+        """
+        r = self._check_reward(reward)
         h = np.arange(self.horizon)
         return r[h[None, :], self.states[:, :-1], self.actions].sum(axis=1)
 
@@ -150,6 +292,18 @@ class TabularMDP:
     References
     ----------
     F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026, arXiv:2509.12026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.full((2, 2, 2), 0.5)                  # (S, A, S'): every action moves at random
+    >>> r = np.array([[0.0, 1.0], [0.5, 0.5]])       # (S, A)
+    >>> mdp = TabularMDP(P, r, s0=0, horizon=3)
+    >>> mdp
+    TabularMDP(S=2, A=2, H=3, reward_range=(0.0, 1.0), reward_grid=0.5)
+    >>> mdp.increments(0.5)[0]
+    array([[0, 2],
+           [1, 1]])
     """
 
     def __init__(self, P, r, s0=0, horizon: int | None = None, reward_range=(0.0, 1.0),
@@ -170,6 +324,9 @@ class TabularMDP:
         if P.ndim == 4 and P.shape[0] != H:
             raise InputError("P", f"has {P.shape[0]} stages", f"{H} stages (the horizon)")
         S, A = P.shape[-3], P.shape[-2]
+        if S == 0 or A == 0:
+            raise InputError("P", f"has shape {P.shape} (S = {S} states, A = {A} actions)",
+                             "at least one state and one action")
         if P.shape[-1] != S:
             raise InputError("P", f"has shape {P.shape}", "(H, S, A, S) or (S, A, S)")
         if r.shape[-2:] != (S, A):
@@ -234,6 +391,20 @@ class TabularMDP:
         return (f"TabularMDP(S={self.n_states}, A={self.n_actions}, H={self.horizon}, "
                 f"reward_range={self.reward_range}, reward_grid={self.reward_grid})")
 
+    def summary(self) -> str:
+        """A few lines: sizes, reward range and grid, stochasticity of the transitions."""
+        det = float(np.mean(self.P.max(axis=-1) > 1 - 1e-12))
+        return (f"TabularMDP: S = {self.n_states} states, A = {self.n_actions} actions, horizon H = {self.horizon}\n"
+                f"  rewards in {self.reward_range}, grid step {self.reward_grid}, returns in "
+                f"[{self.horizon * self.reward_range[0]:g}, {self.horizon * self.reward_range[1]:g}]\n"
+                f"  {det:.0%} of the transition rows p_h(.|s,a) are deterministic; "
+                f"{int(np.count_nonzero(self.mu0))} initial state(s)")
+
+    def to_dict(self) -> dict:
+        """Plain-Python form (nested lists), enough to rebuild the MDP."""
+        return {"P": self.P.tolist(), "r": self.r.tolist(), "s0": self.mu0.tolist(), "horizon": self.horizon,
+                "reward_range": list(self.reward_range), "reward_grid": self.reward_grid}
+
     def check_theta(self, theta, name: str = "theta") -> float:
         """Validate a discretisation step :math:`0 < \\theta \\le` high - low."""
         low, high = self.reward_range
@@ -267,6 +438,27 @@ class TabularMDP:
         :math:`s_0 \sim \mathrm{Unif}(S)`; :math:`r_h(s,a) \sim \mathrm{Unif}\{0, \rho, 2\rho, \dots\} \cap [0, 1)`;
         :math:`p_h(\cdot|s,a) \sim \mathrm{Dirichlet}(1_S)`, each row replaced independently with
         probability ``sparsity`` by a point mass on a uniform next state.
+
+        Parameters
+        ----------
+        n_states, n_actions, horizon : int
+            S, A and H.
+        reward_grid : float in (0, 1], default 0.05
+            The reward step :math:`\rho`: rewards are multiples of it below 1.
+        sparsity : float in [0, 1], default 0.7
+            Probability that a transition row is deterministic (0.7 in the paper's code). With a
+            high sparsity and a risk-averse expert, the expert can often follow a deterministic
+            chain, so its return law is a single atom and every imitation method matches it
+            trivially (at 0.7, 8 of 10 random (20, 3, 5) instances under a CVaR(0.2) expert);
+            use ``sparsity=0`` (all rows Dirichlet) for problems where return risk matters.
+        rng : seed or numpy Generator, optional
+            Randomness of the instance.
+
+        Examples
+        --------
+        >>> mdp = TabularMDP.random(3, 2, 4, reward_grid=0.1, sparsity=0.0, rng=0)
+        >>> mdp.shape, mdp.reward_grid
+        ((3, 2, 4), 0.1)
         """
         S = check_positive_int(n_states, "n_states")
         A = check_positive_int(n_actions, "n_actions")
@@ -345,20 +537,39 @@ class TabularMDP:
 
     # -------------------------------------------------------------- sampling
     def rollout(self, policy, n: int, rng=None) -> Demonstrations:
-        """Sample ``n`` trajectories of ``policy`` (vectorised over trajectories), stored as int64."""
+        """Sample ``n`` trajectories of ``policy`` (vectorised over trajectories), stored as int64.
+
+        Parameters
+        ----------
+        policy : Policy
+            The policy to execute (its (S, A, H) must match the MDP's).
+        n : int
+            Number of trajectories N.
+        rng : seed or numpy Generator, optional
+            Randomness of the initial states, actions and transitions.
+
+        Examples
+        --------
+        >>> from iclr26sci.imitation import random_markov_expert
+        >>> mdp = TabularMDP.random(3, 2, 4, rng=0)
+        >>> mdp.rollout(random_markov_expert(mdp, rng=1), n=5, rng=2)
+        Demonstrations(N=5, H=4, S=3, A=2)
+        """
         from ._policies import Policy
 
         n = check_positive_int(n, "n")
         if not isinstance(policy, Policy):
             raise InputError("policy", f"got {type(policy).__name__}", "an iclr26sci.imitation Policy")
         policy._check_compatible(self)
-        g = as_generator(rng)
         H, S, A = self.horizon, self.n_states, self.n_actions
+        # trajectories (int64) plus the per-stage probability rows and cumulative sums
+        check_memory(8.0 * n * (2 * H + 1) + 8.0 * 3 * n * max(S, A), "n", f"{n:,} rollouts of horizon {H}")
+        g = as_generator(rng)
         states = np.empty((n, H + 1), dtype=INDEX_DTYPE)
         actions = np.empty((n, H), dtype=INDEX_DTYPE)
         states[:, 0] = _sample_rows(np.broadcast_to(self.mu0, (n, S)), g)
         for h in range(H):
-            pr = policy.action_probs(h, states[:, : h + 1], actions[:, :h])
+            pr = policy._probs(h, states[:, : h + 1], actions[:, :h])
             actions[:, h] = _sample_rows(pr, g)
             states[:, h + 1] = _sample_rows(self.P[h, states[:, h], actions[:, h]], g)
         return Demonstrations(states, actions, S, A)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from iclr26sci.core import InputError, as_generator
+from iclr26sci.core import InputError, as_generator, check_bool
 from iclr26sci.optim import linprog
 
 from ._evaluate import _check_mdp
@@ -38,16 +38,34 @@ def mimic_md(mdp: TabularMDP, demos, *, shuffle: bool = False, rng=None) -> Mark
     Parameters
     ----------
     mdp : TabularMDP
-    demos : Demonstrations or (states, actions), at least 2 trajectories
-    shuffle : bool
+        Known transitions (the flow constraints).
+    demos : Demonstrations or (states, actions)
+        Expert trajectories, at least 2 (they are split in halves).
+    shuffle : bool, default False
         Split at random (with ``rng``) instead of first half / second half.
+    rng : seed or numpy Generator, optional
+        Used when ``shuffle`` is True.
+
+    Returns
+    -------
+    MarkovPolicy
+        ``policy.info["l1"]`` is the LP's optimal :math:`\ell_1` distance.
 
     References
     ----------
     N. Rajaraman, L. F. Yang, J. Jiao, K. Ramchandran. Toward the fundamental limits of
     imitation learning. NeurIPS 2020.
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import markov_insufficiency_instance, return_distribution
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> pi = mimic_md(mdp, mdp.rollout(expert, n=2000, rng=0))
+    >>> round(return_distribution(mdp, pi).wasserstein(return_distribution(mdp, expert)), 2)  # Markov
+    0.5
     """
     _check_mdp(mdp)
+    shuffle = check_bool(shuffle, "shuffle")
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
     d = as_demonstrations(demos, S, A, H)
     if d.n < 2:
@@ -98,5 +116,5 @@ def mimic_md(mdp: TabularMDP, demos, *, shuffle: bool = False, rng=None) -> Mark
     probs = np.where(tot > 1e-12, occ / np.where(tot > 1e-12, tot, 1), fallback)
     probs = np.where(visited[..., None], pi1, probs)
     pol = MarkovPolicy(probs)
-    pol.info = {"l1": float(res.fun)}
+    pol.info = {"l1": float(res.fun), "n_demos": d.n}
     return pol

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from iclr26sci.core import InputError, check_array, check_positive_int
+from iclr26sci.core import InputError, check_array, check_bool, check_positive_int
 from iclr26sci.optim import linprog
 
 from ._evaluate import _check_mdp, _transitions
@@ -33,6 +33,7 @@ def robust_rdm_oracle(mdp: TabularMDP, demos, rewards, *, max_histories: int = 2
     mdp : TabularMDP
         Its transitions are used; its reward is ignored.
     demos : Demonstrations or (states, actions)
+        Expert trajectories; the empirical return law under each candidate reward is the target.
     rewards : array, shape (K, H, S, A) or (K, S, A)
         The reward class :math:`\mathcal R` (finite), within the MDP's reward range.
     max_histories : int
@@ -48,8 +49,20 @@ def robust_rdm_oracle(mdp: TabularMDP, demos, rewards, *, max_histories: int = 2
     ----------
     F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026,
     arXiv:2509.12026, Section 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.imitation import markov_insufficiency_instance
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> demos = mdp.rollout(expert, n=20, rng=0)
+    >>> rewards = np.stack([mdp.reward, 1.0 - mdp.reward])         # two candidate rewards
+    >>> pi, info = robust_rdm_oracle(mdp, demos, rewards, return_info=True)
+    >>> round(info["value"], 12), pi
+    (0.0, TabularHistoryPolicy(S=4, A=2, H=3))
     """
     _check_mdp(mdp)
+    return_info = check_bool(return_info, "return_info")
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
     d = as_demonstrations(demos, S, A, H)
     R = check_array(rewards, "rewards", ndim=(3, 4))

@@ -6,7 +6,8 @@ import time
 import numpy as np
 from scipy import sparse
 
-from iclr26sci.core import InputError, check_in_range, check_option, check_positive_int
+from iclr26sci.core import (InputError, check_bool, check_in_range, check_memory, check_option, check_positive_int,
+                            progress, progress_enabled)
 from iclr26sci.optim import linprog
 from iclr26sci.prob import DiscreteLaw
 
@@ -15,7 +16,7 @@ from ._evaluate import _check_mdp, _normalise_occupancy, _transitions
 from ._mdp import INDEX_DTYPE, TabularMDP, as_demonstrations, discretise_reward
 from ._policies import ReturnAugmentedPolicy
 
-__all__ = ["rs_kt", "RSKT", "rs_kt_lp_size", "build_rs_kt_lp"]
+__all__ = ["rs_kt", "rs_kt_lp_size", "build_rs_kt_lp"]
 
 
 def _reachable(mdp: TabularMDP, k: np.ndarray, tr: _Transitions):
@@ -38,20 +39,88 @@ def _reachable(mdp: TabularMDP, k: np.ndarray, tr: _Transitions):
 
 
 def rs_kt_lp_size(n_states: int, n_actions: int, horizon: int, theta: float) -> tuple[int, int]:
-    """Full-grid LP size of the paper's formulation: (#occupancy variables, #return variables)."""
-    per = [n_states * n_actions * (int(round(h / theta)) + 1) for h in range(horizon)]
-    return int(sum(per)), int(round(horizon / theta)) + 1
+    r"""Full-grid size of the paper's RS-KT LP: (#occupancy variables, #return variables).
+
+    With rewards in [0, 1], stage :math:`h` (1-based) has :math:`y \in \{0, \dots, (h-1)/\theta\}`, so
+
+    .. math:: n_d = \sum_{h=1}^{H} S\,A\,\big(\mathrm{round}((h-1)/\theta) + 1\big), \qquad
+              n_\eta = \mathrm{round}(H/\theta) + 1.
+
+    ``rs_kt`` creates variables only for reachable (s, y) pairs, usually far fewer.
+
+    Parameters
+    ----------
+    n_states, n_actions, horizon : int
+        S, A and H (positive).
+    theta : float in (0, 1]
+        Discretisation step.
+
+    Examples
+    --------
+    >>> rs_kt_lp_size(2, 2, 5, 0.05)
+    (820, 101)
+    """
+    S = check_positive_int(n_states, "n_states")
+    A = check_positive_int(n_actions, "n_actions")
+    H = check_positive_int(horizon, "horizon")
+    theta = check_in_range(theta, "theta", 0.0, 1.0, low_open=True)
+    if H / theta > 2.0 ** 52:
+        raise InputError("theta", f"= {theta:g} gives {H / theta:.3g} return levels (integer overflow)",
+                         f"theta >= {H / 2.0 ** 52:.3g}")
+    per = [S * A * (int(round(h / theta)) + 1) for h in range(H)]
+    return int(sum(per)), int(round(H / theta)) + 1
+
+
+def _check_lp_memory(mdp: TabularMDP, k: np.ndarray, method: str) -> None:
+    """Refuse an RS-KT problem whose tables would not fit in memory (estimated before allocating)."""
+    H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    G = float(k.max(axis=(1, 2)).astype(float).sum()) + 1
+    occ = 8.0 * H * S * A * G                                   # the final occupancy table (H, S, Y, A)
+    if method == "colgen":
+        need = occ + 8.0 * S * G * (H + 4 * A)                  # pricing DP: values, Q-tables, argmax tables
+    else:
+        span = np.concatenate([[0.0], np.cumsum(k.max(axis=(1, 2)).astype(float))])[:H]
+        n0 = float(np.count_nonzero(mdp.mu0))
+        pairs = sum(min(S * (span[h] + 1), n0 * float(S * A) ** h) for h in range(H))
+        need = occ + 8.0 * 12 * A * pairs                        # sparse LP assembly (rows, cols, values, CSR)
+    check_memory(need, "theta", f"the RS-KT {'column-generation' if method == 'colgen' else 'occupancy LP'} "
+                                f"tables ({G:.3g} return levels)")
 
 
 def build_rs_kt_lp(mdp: TabularMDP, demos, theta: float) -> dict:
     """The RS-KT occupancy LP as sparse matrices (``c, A_ub, b_ub, A_eq, b_eq, bounds``) plus the
-    bookkeeping to map a solution back to occupancies; used by ``rs_kt(method="lp")`` and benchmarks."""
+    bookkeeping to map a solution back to occupancies; used by ``rs_kt(method="lp")`` and benchmarks.
+
+    Parameters
+    ----------
+    mdp : TabularMDP
+        Known transitions and reward.
+    demos : Demonstrations or (states, actions)
+        Expert trajectories (their empirical return CDF is the LP's target).
+    theta : float in (0, high - low]
+        Discretisation step.
+
+    Returns
+    -------
+    dict
+        ``c, A_ub, b_ub, A_eq, b_eq, bounds`` (for ``scipy.optimize.linprog`` / HiGHS), ``n_var``,
+        ``n_d`` (occupancy variables), ``G`` (return levels) and the index bookkeeping.
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import markov_insufficiency_instance
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> lp = build_rs_kt_lp(mdp, mdp.rollout(expert, n=10, rng=0), theta=1.0)
+    >>> lp["n_d"], lp["G"], lp["A_eq"].shape
+    (10, 3, (8, 15))
+    """
     _check_mdp(mdp)
     theta = mdp.check_theta(theta)
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
     d = as_demonstrations(demos, S, A, H)
     low = mdp.reward_range[0]
     k = discretise_reward(mdp.r, theta, low)
+    _check_lp_memory(mdp, k, "lp")
     tr = _transitions(mdp)
     pairs, Yspan = _reachable(mdp, k, tr)
     G = Yspan  # return indices 0..G-1
@@ -141,8 +210,10 @@ def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", retur
     mdp : TabularMDP
         Known transitions and reward.
     demos : Demonstrations or (states, actions)
+        Expert trajectories; only their empirical law of the discretised return is used.
     theta : float
-        Discretisation step.
+        Discretisation step :math:`0 < \theta \le` high - low (the paper's bound takes
+        :math:`\theta = \varepsilon/(7H)`); the LP has :math:`O(H/\theta)` return levels.
     method : {"colgen", "lp"}
         ``"lp"``: the occupancy LP above in one piece (sparse, HiGHS). ``"colgen"`` (default):
         the same LP by Dantzig-Wolfe column generation: the master LP mixes return-index laws
@@ -166,14 +237,24 @@ def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", retur
     References
     ----------
     F. Lazzati and A. M. Metelli. Imitation Learning as Return Distribution Matching. ICLR 2026, arXiv:2509.12026.
+
+    Examples
+    --------
+    >>> from iclr26sci.imitation import markov_insufficiency_instance, return_distribution
+    >>> mdp, expert = markov_insufficiency_instance()
+    >>> pi, info = rs_kt(mdp, mdp.rollout(expert, n=20, rng=0), theta=1.0, return_info=True)
+    >>> info["w_lp"], return_distribution(mdp, pi).wasserstein(return_distribution(mdp, expert))
+    (0.0, 0.0)
     """
     _check_mdp(mdp)
     theta = mdp.check_theta(theta)
     method = check_option(method, "method", ("colgen", "lp"))
+    return_info = check_bool(return_info, "return_info")
     max_iter = check_positive_int(max_iter, "max_iter")
     tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
     d = as_demonstrations(demos, S, A, H)
+    _check_lp_memory(mdp, discretise_reward(mdp.r, theta, mdp.reward_range[0]), method)
     if method == "colgen":
         return _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol)
     t0 = time.perf_counter()
@@ -199,33 +280,6 @@ def rs_kt(mdp: TabularMDP, demos, theta: float, *, method: str = "colgen", retur
     return (pol, info) if return_info else pol
 
 
-class RSKT:
-    """Estimator form of :func:`rs_kt`.
-
-    Attributes
-    ----------
-    policy_ : ReturnAugmentedPolicy
-    lp_value_ : float
-        The optimal :math:`W_1` (in return units) between the learned and empirical :math:`r^\\theta` laws.
-    eta_hat_ : DiscreteLaw
-        Empirical law of the experts' :math:`r^\\theta`-return.
-    occupancy_ : array (H, S, Y, A)
-    """
-
-    def __init__(self, theta: float = 0.05, method: str = "colgen"):
-        self.theta = theta
-        self.method = method
-
-    def fit(self, mdp: TabularMDP, demos) -> "RSKT":
-        pol, info = rs_kt(mdp, demos, self.theta, method=self.method, return_info=True)
-        self.policy_ = pol
-        self.lp_value_ = info["w_lp"]
-        self.eta_hat_ = info["eta_hat"]
-        self.occupancy_ = info["occupancy"]
-        self.n_variables_ = info["n_variables"]
-        return self
-
-
 def _price(mdp: TabularMDP, k: np.ndarray, lam: np.ndarray):
     """Deterministic policy in Pi(r^theta) maximising E[lam(y_{H+1})] by backward induction."""
     H, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
@@ -249,7 +303,7 @@ class _DetTable:
         self.acts, self.increments, self.n_y = acts, k, acts.shape[2]
         self._eye = np.eye(A)
 
-    def table_probs(self, h, s, y):
+    def _table_probs(self, h, s, y):
         return self._eye[self.acts[h, s, np.minimum(y, self.n_y - 1)]]
 
 
@@ -289,7 +343,14 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
         master = _Master(Fhat[:m], theta)
         for F in cols_F:
             master.add(F)
+        bar = None
+        if progress_enabled():
+            from tqdm.auto import tqdm
+
+            bar = tqdm(desc="RS-KT column generation", unit="column", leave=False)
         while True:
+            if bar is not None:
+                bar.update(1)
             value, w, u, lam_g = master.solve()
             lam = np.zeros(G)
             lam[:m] = np.cumsum(lam_g[::-1])[::-1]                    # Lambda(g') = sum_{g >= g'} lam_g
@@ -304,6 +365,8 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
             cols_F.append(column(acts))
             master.add(cols_F[-1])
             it += 1
+        if bar is not None:
+            bar.close()
     n_lp = it + 1
     t_solve = time.perf_counter() - t0
     Y = G
@@ -326,6 +389,31 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
     return (pol, info) if return_info else pol
 
 
+def _quiet_highs(highspy):
+    """A ``highspy.Highs()`` whose construction banner (printed once per process, from C, to fd 1) is silenced."""
+    import os
+    import sys
+
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - a closed or odd stdout
+        pass
+    fd = 1                                              # the C library writes to the process's fd 1
+    try:
+        saved = os.dup(fd)
+    except OSError:  # pragma: no cover - no fd 1
+        return highspy.Highs()
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), fd)
+            try:
+                return highspy.Highs()
+            finally:
+                os.dup2(saved, fd)
+    finally:
+        os.close(saved)
+
+
 class _Master:
     """Column-generation master LP, kept warm in HiGHS between added columns.
 
@@ -338,7 +426,7 @@ class _Master:
 
         m = Fhat.size
         self.m = m
-        h = highspy.Highs()
+        h = _quiet_highs(highspy)
         h.setOptionValue("output_flag", False)
         inf = highspy.kHighsInf
         self.inf = inf
