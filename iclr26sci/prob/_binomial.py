@@ -21,6 +21,25 @@ def binomial_band(nominal: float, n: int, false_alarm: float = 0.01) -> tuple[fl
     are quantiles of :math:`\mathrm{Bin}(n, \text{nominal})`. Returns the band
     as proportions :math:`(k_{lo}/n, k_{hi}/n)`; a coverage check passes when
     the observed proportion lies inside it.
+
+    Parameters
+    ----------
+    nominal : float in [0, 1]
+        The success probability the procedure claims (e.g. 0.95 for a 95% interval).
+    n : int >= 1
+        Number of independent Monte-Carlo replicates.
+    false_alarm : float in (0, 1), default 0.01
+        Probability that a procedure with exactly nominal coverage falls outside the band.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        Acceptance band for the observed proportion.
+
+    Examples
+    --------
+    >>> binomial_band(0.95, 1000, 0.01)
+    (0.931, 0.967)
     """
     from scipy.stats import binom
 

@@ -18,37 +18,79 @@ def pinball_loss(y, q, tau: float, *, reduce: str = "mean"):
 
     Parameters
     ----------
-    y, q : array-like (broadcastable)
+    y : array-like
+        Observed outcomes (finite; at least one).
+    q : array-like, broadcastable with ``y``
+        Predicted :math:`\tau`-quantiles (a scalar predicts the same quantile for every outcome).
     tau : float in (0, 1)
+        Quantile level being predicted (0.5 gives half the absolute error).
     reduce : {"mean", "sum", "none"}
+        Average the losses, add them, or return them elementwise.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> pinball_loss([1.0, 2.0, 3.0], 2.0, tau=0.5)   # half the mean absolute error
+    0.3333333333333333
+    >>> pinball_loss([0.0, 10.0], [1.0, 1.0], tau=0.9, reduce="none")
+    array([0.1, 8.1])
     """
     tau = check_in_range(tau, "tau", 0.0, 1.0, low_open=True, high_open=True)
+    from ..core import check_option
+
+    check_option(reduce, "reduce", ["mean", "sum", "none"])
     y = check_array(y, "y", ndim=None)
     q = check_array(q, "q", ndim=None)
     try:
         u = y - q
     except ValueError:
         raise InputError("q", f"has shape {q.shape}, not broadcastable with y {y.shape}", "matching shapes") from None
-    loss = np.maximum(tau * u, (tau - 1.0) * u)
+    if u.size == 0:
+        raise InputError("y", "is empty", "at least one outcome")
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = np.maximum(tau * u, (tau - 1.0) * u)
+    if not np.all(np.isfinite(loss)):
+        raise InputError("y", "and q differ by more than the float64 range", "outcomes and predictions below 1e308")
     if reduce == "mean":
         return float(loss.mean())
     if reduce == "sum":
         return float(loss.sum())
-    if reduce == "none":
-        return loss
-    raise InputError("reduce", f"got {reduce!r}", "'mean', 'sum' or 'none'")
+    return loss
 
 
 def weighted_quantile(x, tau, weights=None):
     r"""Left-continuous weighted quantile :math:`\inf\{t : \sum_i w_i 1\{x_i\le t\} \ge \tau \sum_i w_i\}`.
 
-    ``tau`` may be a scalar or an array of levels in [0, 1].
+    Parameters
+    ----------
+    x : array of shape (n,)
+        The sample (finite values, at least one).
+    tau : float or array of float in [0, 1]
+        Quantile level(s).
+    weights : array of shape (n,), optional
+        Non-negative weight of each observation (e.g. inverse-propensity
+        weights); equal weights when omitted.
+
+    Returns
+    -------
+    float or ndarray
+        One quantile per level in ``tau``; always an element of ``x``.
+
+    Examples
+    --------
+    >>> weighted_quantile([1.0, 2.0, 3.0, 4.0], 0.5)
+    2.0
+    >>> weighted_quantile([1.0, 2.0, 3.0], [0.0, 0.5, 1.0], weights=[1.0, 0.0, 3.0])
+    array([1., 3., 3.])
     """
     x = check_array(x, "x", ndim=1)
     if x.size == 0:
         raise InputError("x", "is empty", "at least one value")
-    t = np.asarray(tau, dtype=float)
-    if np.any((t < 0) | (t > 1)) or not np.all(np.isfinite(t)):
+    t = check_array(tau, "tau", ndim=None)
+    if np.any((t < 0) | (t > 1)):
         raise InputError("tau", "has values outside [0, 1]", "levels in [0, 1]")
     if weights is None:
         w = np.ones_like(x)
@@ -79,11 +121,36 @@ def truncated_normal_moments(mu, sigma, lower=-np.inf, upper=np.inf):
     Vectorised (all arguments broadcast). The ratios are evaluated in log
     space, so far tails (|alpha| up to ~1e3) stay accurate.
 
+    Parameters
+    ----------
+    mu : float or array
+        Mean of the untruncated normal (finite).
+    sigma : float or array
+        Its standard deviation (finite, > 0).
+    lower, upper : float or array, default -inf, inf
+        Truncation interval :math:`(a, b)`; either end may be infinite, not NaN, and ``lower < upper``.
+
     Returns
     -------
     mean, var : ndarray or float
+        Conditional mean and variance, with the broadcast shape of the inputs.
+
+    Examples
+    --------
+    >>> m, v = truncated_normal_moments(0.0, 1.0, 0.0)   # half-normal
+    >>> round(m, 6), round(v, 6)   # sqrt(2/pi), 1 - 2/pi
+    (0.797885, 0.36338)
     """
-    mu, sigma, lo, hi = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (mu, sigma, lower, upper)))
+    arrs = [check_array(v, nm, ndim=None, finite=nm in ("mu", "sigma"))
+            for v, nm in ((mu, "mu"), (sigma, "sigma"), (lower, "lower"), (upper, "upper"))]
+    for arr, nm in zip(arrs[2:], ("lower", "upper")):
+        if np.any(np.isnan(arr)):
+            raise InputError(nm, "contains NaN", "a truncation point (+-inf allowed)")
+    try:
+        mu, sigma, lo, hi = np.broadcast_arrays(*arrs)
+    except ValueError:
+        raise InputError("sigma", "does not broadcast with mu, lower and upper (shapes "
+                         + ", ".join(str(a.shape) for a in arrs) + ")", "broadcastable shapes") from None
     if np.any(~(sigma > 0)):
         raise InputError("sigma", "has non-positive entries", "standard deviations > 0")
     if np.any(~(hi > lo)):
