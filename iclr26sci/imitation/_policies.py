@@ -29,6 +29,13 @@ class Policy:
 
     Subclasses implement ``_action_probs(h, states, actions)`` (unchecked); the public
     :meth:`action_probs` validates its arguments first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pi = MarkovPolicy(np.full((2, 3, 2), 0.5))        # every policy class is a Policy
+    >>> isinstance(pi, Policy), pi.to_dict()["horizon"]
+    (True, 2)
     """
 
     n_states: int
