@@ -50,6 +50,7 @@ def package_file(package: str, *parts: str) -> str:
 
 
 def check_choice(value, name, options):
-    if value not in options:
+    """Require ``value`` to be one of ``options`` (strings), naming ``name`` otherwise."""
+    if not isinstance(value, str) or value not in options:
         raise InputError(name, f"got {value!r}", "one of " + ", ".join(map(repr, options)))
     return value

@@ -29,6 +29,18 @@ def load_nhefs(outcome: str = "wt82_71") -> ObservationalData:
     ``Y`` = ``outcome`` (default weight change in kg), covariates the standard
     nine confounders of the book's chapter 12. Rows with a missing outcome
     (censored) are dropped: 1,566 units remain.
+
+    Parameters
+    ----------
+    outcome : {"wt82_71", "death", "sbp", "dbp"}
+        The outcome column: weight change 1971-82 in kg, death by 1992
+        (0/1), or systolic / diastolic blood pressure in 1982 (mmHg).
+
+    Examples
+    --------
+    >>> d = load_nhefs()
+    >>> d.n, d.n_features, d.arm_names
+    (1566, 9, ['did not quit', 'quit'])
     """
     from causaldata import nhefs
 
@@ -53,6 +65,12 @@ def load_thornton_hiv() -> ObservationalData:
     missing values are dropped. Because the treatment is randomised, methods
     for unobserved confounding can be stress-tested by creating confounding
     on purpose (see ``iclr26sci.causal``).
+
+    Examples
+    --------
+    >>> d = load_thornton_hiv()
+    >>> d.n_arms, d.meta["randomized"]
+    (2, True)
     """
     from causaldata import thornton_hiv
 
@@ -75,6 +93,17 @@ def load_nsw(control: str = "experimental") -> ObservationalData:
     ``control="experimental"`` keeps the randomised NSW controls (445 units);
     ``control="cps"`` replaces them with the CPS comparison group, the
     classic observational benchmark (185 treated + 15,992 CPS units).
+
+    Parameters
+    ----------
+    control : {"experimental", "cps"}
+        Comparison group: the randomised NSW controls, or the CPS survey
+        sample (observational, strongly confounded).
+
+    Examples
+    --------
+    >>> load_nsw().n, load_nsw("cps").n
+    (445, 16177)
     """
     from causaldata import cps_mixtape, nsw_mixtape
 

@@ -22,13 +22,28 @@ def load_natural_images(names=None) -> list[np.ndarray]:
     Parameters
     ----------
     names : sequence of str, optional
-        Subset of :data:`NATURAL_IMAGE_NAMES` (default: all that ship).
+        Which photographs: a non-empty subset of :data:`NATURAL_IMAGE_NAMES`
+        (default: all of them that ship with the installed scikit-image).
+
+    Returns
+    -------
+    list of ndarray
+        One 2-D float64 array per image, values in [0, 1].
+
+    Examples
+    --------
+    >>> [im.shape for im in load_natural_images(["camera", "coins"])]
+    [(512, 512), (303, 384)]
     """
     import skimage.data as skd
     from skimage.color import rgb2gray, rgba2rgb
     from skimage.util import img_as_float
 
+    if names is not None and (isinstance(names, (str, bytes)) or not hasattr(names, "__iter__")):
+        raise InputError("names", f"got {names!r}", f"a list of names from {NATURAL_IMAGE_NAMES}")
     chosen = list(NATURAL_IMAGE_NAMES if names is None else names)
+    if not chosen:
+        raise InputError("names", "is empty", "at least one image name (or None for all)")
     unknown = [n for n in chosen if n not in NATURAL_IMAGE_NAMES]
     if unknown:
         raise InputError("names", f"contains unknown images {unknown}", f"names from {NATURAL_IMAGE_NAMES}")
@@ -66,24 +81,42 @@ def load_natural_image_patches(size: int = 16, n: int = 50_000, rng=0, *, whiten
 
     Parameters
     ----------
-    size : int
-        Patch side in pixels (>= 2).
-    n : int
-        Number of patches.
-    rng : seed
-    whiten : bool
+    size : int >= 2
+        Patch side in pixels.
+    n : int >= 1
+        Number of patches (more than ``size**2`` when whitening, so that the
+        patch covariance is estimable).
+    rng : seed or numpy Generator, default 0
+        Random source for the patch positions (SPEC 7).
+    whiten : bool, default False
         If True, ZCA-whiten the patches (unit covariance on the non-degenerate directions).
-    remove_mean : bool
+    remove_mean : bool, default True
         Subtract each patch's own mean (its DC component). Keep the DC
         (``False``) when a model's filters must be able to respond to mean
         luminance, e.g. centre-surround receptive fields of efficient coding.
+    names : sequence of str, optional
+        Photographs to cut patches from (see :func:`load_natural_images`).
 
     Returns
     -------
     ndarray of shape (n, size * size)
+
+    Examples
+    --------
+    >>> P = load_natural_image_patches(size=8, n=100, rng=0, names=["camera"])
+    >>> P.shape, bool(abs(P.mean(axis=1)).max() < 1e-12)
+    ((100, 64), True)
     """
+    from iclr26sci.core import check_bool, check_memory
+
     size = check_positive_int(size, "size", minimum=2)
     n = check_positive_int(n, "n")
+    whiten = check_bool(whiten, "whiten")
+    remove_mean = check_bool(remove_mean, "remove_mean")
+    if whiten and n <= size * size:
+        raise InputError("n", f"got {n} patches to whiten {size * size}-pixel patches",
+                         f"more patches than pixels per patch (n > {size * size}) so the covariance has full rank")
+    check_memory(8.0 * n * size * size, "n", f"{n} patches of {size}x{size} pixels")
     g = as_generator(rng)
     imgs = [(im - im.mean()) / (im.std() + 1e-12) for im in load_natural_images(names)]
     imgs = [im for im in imgs if min(im.shape) > size]

@@ -20,7 +20,17 @@ def _read_docs(path: str) -> list[str]:
 @adapter(returns="(list[str], list[str])", source="gensim test_data lee_background.cor, lee.cor",
          description="Lee news corpus: 300 background documents and the 50 rated test documents")
 def load_lee_corpus() -> tuple[list[str], list[str]]:
-    """The Lee corpus shipped with gensim: ``(background_docs, test_docs)`` (300 and 50 texts)."""
+    """The Lee corpus shipped with gensim: ``(background_docs, test_docs)`` (300 and 50 texts).
+
+    The 300 background news articles are for training; the 50 test articles
+    are those rated pairwise by humans (:func:`load_lee_similarity`).
+
+    Examples
+    --------
+    >>> background, test = load_lee_corpus()
+    >>> len(background), len(test)
+    (300, 50)
+    """
     return _read_docs(_test_data("lee_background.cor")), _read_docs(_test_data("lee.cor"))
 
 
@@ -31,6 +41,12 @@ def load_lee_similarity() -> tuple[list[str], np.ndarray]:
 
     gensim stores the upper triangle; it is mirrored here so ``sim`` is
     symmetric with a unit diagonal.
+
+    Examples
+    --------
+    >>> docs, sim = load_lee_similarity()
+    >>> len(docs), sim.shape, float(sim[0, 0])
+    (50, (50, 50), 1.0)
     """
     docs = _read_docs(_test_data("lee.cor"))
     upper = np.loadtxt(_test_data("similarities0-1.txt"))
@@ -43,7 +59,24 @@ def load_lee_similarity() -> tuple[list[str], np.ndarray]:
 @adapter(returns="pandas.DataFrame(word1, word2, score)", source="gensim test_data wordsim353.tsv, simlex999.txt",
          description="WordSim-353 and SimLex-999 human word-pair similarity ratings")
 def load_word_pairs(name: str = "wordsim353"):
-    """WordSim-353 (relatedness, 0-10) or SimLex-999 (similarity, 0-10) word pairs."""
+    """WordSim-353 (relatedness, 0-10) or SimLex-999 (similarity, 0-10) word pairs.
+
+    Parameters
+    ----------
+    name : {"wordsim353", "simlex999"}
+        Which benchmark: WordSim-353 rates relatedness ("coffee"-"cup" high),
+        SimLex-999 rates similarity proper ("coffee"-"cup" low).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``word1``, ``word2`` (lower case) and ``score`` (0-10).
+
+    Examples
+    --------
+    >>> len(load_word_pairs("wordsim353")), len(load_word_pairs("simlex999"))
+    (353, 999)
+    """
     import pandas as pd
 
     check_choice(name, "name", ["wordsim353", "simlex999"])
