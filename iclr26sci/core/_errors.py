@@ -419,6 +419,17 @@ def __getattr__(name):  # lazy NotFittedError (PEP 562)
 def check_is_fitted(estimator: Any, attributes: str | Sequence[str], *, method: str | None = None) -> None:
     """Raise :class:`NotFittedError` when ``estimator`` lacks any of the fitted ``attributes``.
 
+    An attribute counts as missing when it is absent or ``None``.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator whose method was called.
+    attributes : str or list of str
+        Names of attributes that ``fit`` sets (by convention ending in ``_``).
+    method : str, optional
+        The method that needs them (named in the message).
+
     Examples
     --------
     >>> class Est:
@@ -428,7 +439,14 @@ def check_is_fitted(estimator: Any, attributes: str | Sequence[str], *, method: 
     ...
     iclr26sci.core._errors.NotFittedError: invalid argument `Est`: is not fitted yet; expected call fit(...) first
     """
-    attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+    if isinstance(attributes, str):
+        attrs = [attributes]
+    elif isinstance(attributes, (list, tuple)) and attributes and all(isinstance(a, str) for a in attributes):
+        attrs = list(attributes)
+    else:
+        raise InputError("attributes", f"got {attributes!r}", "a fitted-attribute name or a non-empty list of names")
+    if method is not None and not isinstance(method, str):
+        raise InputError("method", f"got {type(method).__name__}", "the calling method's name or None")
     if any(getattr(estimator, a, None) is None for a in attrs):
         who = type(estimator).__name__ + (f".{method}" if method else "")
         raise __getattr__("NotFittedError")(who) if "NotFittedError" not in globals() \
@@ -476,7 +494,13 @@ def check_memory(nbytes: float, name: str, what: str, *, limit: int | None = Non
     ...
     iclr26sci.core._errors.InputError: invalid argument `theta`: would need ... for the return grid...
     """
+    if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (Real, np.floating, np.integer)):
+        raise InputError("nbytes", f"got {nbytes!r} of type {type(nbytes).__name__}", "an estimated size in bytes")
+    if float(nbytes) < 0 or np.isnan(float(nbytes)):
+        raise InputError("nbytes", f"got {float(nbytes):g}", "a size >= 0 bytes")
+    if limit is not None:
+        limit = check_positive_int(limit, "limit")
     lim = _memory_limit() if limit is None else int(limit)
-    if not np.isfinite(nbytes) or nbytes > lim:
+    if not np.isfinite(float(nbytes)) or float(nbytes) > lim:
         raise InputError(name, f"would need {_fmt_bytes(float(nbytes))} for {what}",
                          f"a setting that needs at most {_fmt_bytes(lim)} (half this machine's memory)")
