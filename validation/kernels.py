@@ -7,9 +7,22 @@ import math
 
 import numpy as np
 
-from validation.registry import CheckResult, check
+from validation.registry import CheckResult, Criterion, check
 
 PAPER = "arXiv:2509.24919"
+
+
+def _master_seed(rng) -> int:
+    """The master seed of a check's generator (``SeedSequence([master, hash(check)])``, see the registry).
+
+    The meta-trained kernel shared by T4-T6 is seeded from it, so ``--seeds 0-4`` also varies the
+    meta-training run (its initial weights, training neurons and batch order): a run on another CPU,
+    whose float rounding sends meta-training along another trajectory, is one more such draw.
+    """
+    ent = getattr(getattr(rng.bit_generator, "seed_seq", None), "entropy", None)
+    if isinstance(ent, (list, tuple)) and len(ent) and isinstance(ent[0], (int, np.integer)):
+        return int(ent[0])
+    return int(rng.integers(2 ** 31 - 1))
 
 
 # ----------------------------------------------------------------------------- shared context
@@ -37,17 +50,21 @@ def _tik_settings(quick: bool):
                 lr=3e-3, init="random", show_progress=False)
 
 
-@functools.lru_cache(maxsize=4)
-def _meta_trained(profile_name: str, theory: str):
-    """A TIK meta-trained on ``theory`` ("ec" or "ica"); fixed seed so every check reuses one run."""
+@functools.lru_cache(maxsize=2)
+def _meta_trained(profile_name: str, theory: str, seed: int = 0):
+    """A TIK meta-trained on ``theory`` ("ec" or "ica"), seeded by the master seed; T4-T6 share one run.
+
+    ``n_threads=1`` (the estimators' default) fixes torch's reduction order: the run is bit-identical
+    at any process thread count (tested in tests/kernels).
+    """
     from iclr26sci.kernels import TheoryInformedKernel, TheoryTaskSampler
 
     quick = profile_name == "quick"
     ctx = _context(profile_name)
     tasks = TheoryTaskSampler(ctx[theory], ctx["patches"], n_tasks=400 if quick else 2000,
                               n_support=(25, 50) if quick else (25, 50, 100, 200), n_query=50 if quick else 100,
-                              rng=11)
-    return TheoryInformedKernel(**_tik_settings(quick)).meta_fit(tasks, rng=0)
+                              rng=11 + 1000 * seed)
+    return TheoryInformedKernel(**_tik_settings(quick)).meta_fit(tasks, rng=seed)
 
 
 def _pearson(a, b):
@@ -58,7 +75,7 @@ def _pearson(a, b):
 
 # ----------------------------------------------------------------------------- T1
 @check(method="kernels", guarantee="T1: the GP evidence is exact: our float64 Cholesky evidence and n x gpytorch's "
-       "ExactMarginalLogLikelihood equal the numpy closed form", paper=PAPER)
+       "ExactMarginalLogLikelihood equal the numpy closed form", paper=PAPER, budget=10)
 def t1_evidence_exact(profile, rng):
     import torch
 
@@ -80,15 +97,17 @@ def t1_evidence_exact(profile, rng):
         gp = gpytorch_log_evidence(F, y, s2, ls, noise, c)
         rows.append({"rep": r, "numpy": ref, "ours - numpy": ours - ref, "n*gpytorch - numpy": gp - ref,
                      "gpytorch/n (raw mll) - numpy": gp / 60 - ref})
-    stat = max(max(abs(r["ours - numpy"]), abs(r["n*gpytorch - numpy"])) for r in rows)
-    return CheckResult(statistic=stat, threshold=1e-6, comparison="<=", table=rows,
+    crit = [Criterion("max |ours - numpy closed form|", max(abs(r["ours - numpy"]) for r in rows), 1e-6, "<="),
+            Criterion("max |n x gpytorch mll - numpy|", max(abs(r["n*gpytorch - numpy"]) for r in rows), 1e-6, "<=")]
+    return CheckResult(criteria=crit, table=rows,
                        details="max |difference| over random hyper-parameters (n=60, d=5, float64); the raw gpytorch "
-                               "mll (divided by n) is shown to be off by a factor n. Threshold from the spec (1e-6).")
+                               "mll (divided by n) is shown to be off by a factor n (that defect fails the second "
+                               "criterion). Threshold from the spec (1e-6; float64 Cholesky error is ~1e-12).")
 
 
 # ----------------------------------------------------------------------------- T2
 @check(method="kernels", guarantee="T2: the implicit-function-theorem hypergradient equals central finite "
-       "differences of the outer objective with the inner problem re-solved", paper=PAPER)
+       "differences of the outer objective with the inner problem re-solved", paper=PAPER, budget=10)
 def t2_hypergradient_fd(profile, rng):
     import torch
 
@@ -139,15 +158,17 @@ def t2_hypergradient_fd(profile, rng):
             row[f"rel. error ({method})"] = abs(ana - fd) / max(abs(fd), 1e-8)
         worst = max(worst, row["rel. error (exact)"])
         rows.append(row)
+    none_err = min(r["rel. error (none)"] for r in rows)
     return CheckResult(statistic=worst, threshold=1e-3, comparison="<=", table=rows,
                        details="tiny DKL (MLP 5->4->4, ARD-RBF), n_S = n_Q = 30; directional derivatives along random "
-                               "directions; inner problem re-solved to |grad| < 1e-11. 'none' (no implicit term) shows "
-                               "the check can fail. Threshold 1e-3 from the spec.")
+                               "directions; inner problem re-solved to |grad| < 1e-11. Broken variant shown beside it: "
+                               f"without the implicit term ('none') the smallest relative error is {none_err:.3g}, so "
+                               "the check fails it. Threshold 1e-3 from the spec (central FD error at h=1e-5 ~1e-8).")
 
 
 # ----------------------------------------------------------------------------- T3
 @check(method="kernels", guarantee="T3: exact-evidence model selection is consistent: P(log BF(true:alternative) > 0) "
-       "grows with n and reaches 0.95", paper=PAPER)
+       "grows with n and reaches 0.95", paper=PAPER, budget=25)
 def t3_model_selection_consistency(profile, rng):
     import torch
 
@@ -176,12 +197,14 @@ def t3_model_selection_consistency(profile, rng):
     probs = [r["P(log BF > 0)"] for r in rows]
     lo, _ = binomial_band(0.95, reps, 0.01)
     tol = 2.0 * math.sqrt(0.25 / reps)
-    monotone = all(b >= a - tol for a, b in zip(probs, probs[1:]))
-    passed = monotone and probs[-1] >= lo
-    return CheckResult(statistic=probs[-1], threshold=lo, comparison=">=", passed=passed, table=rows,
+    drop = max(a - b for a, b in zip(probs, probs[1:]))
+    crit = [Criterion("P(log BF > 0) at n=200", probs[-1], lo, ">="),
+            Criterion("largest decrease of P between successive n", drop, tol, "<=")]
+    return CheckResult(criteria=crit, table=rows,
                        details=f"y ~ GP(RBF on 3 efficient-coding filter outputs) + noise vs RBF on pixels, {reps} "
                                f"reps per n. Pass: P at n=200 >= {lo:.3f} (lower 1% binomial band of 0.95) and "
-                               f"non-decreasing within 2 binomial SE ({tol:.3f}); monotone={monotone}.")
+                               f"non-decreasing in n within 2 binomial SE ({tol:.3f}). Broken variant that fails: an "
+                               f"evidence without the log-determinant (Occam) term (tests/validation/test_kernels_power.py).")
 
 
 # ----------------------------------------------------------------------------- T4
@@ -323,7 +346,7 @@ def t6_few_shot(profile, rng):
 
 # ----------------------------------------------------------------------------- T7
 @check(method="kernels", guarantee="T7: efficient-coding theory limits: zero noise gives ZCA whitening C^-1/2; the "
-       "surround weakens monotonically as the noise grows (blur)", paper=PAPER)
+       "surround weakens monotonically as the noise grows (blur)", paper=PAPER, budget=5)
 def t7_theory_limits(profile, rng):
     import matplotlib
 
@@ -339,31 +362,46 @@ def t7_theory_limits(profile, rng):
     err = float(np.linalg.norm(W0 - Z) / np.linalg.norm(Z))
     noises = np.logspace(-4, 2, 13)
     ratios = [surround_ratio(ec.receptive_field(noise=nz)) for nz in noises]
-    mono = bool(np.all(np.diff(ratios) <= 1e-12))
+    max_rise = float(np.max(np.diff(ratios)))
     big = 1e8 * ec.noise_unit_  # the blur limit is approached at rate lambda_max / N^2
     Wbig = ec.filters(big) * big
     lam, U = ec.eigvals_, ec.eigvecs_
     blur = (U * np.sqrt(lam)) @ U.T
     blur_err = float(np.linalg.norm(Wbig - blur) / np.linalg.norm(blur))
     rows = [{"noise N^2 / mean var": float(nz), "surround/centre": r} for nz, r in zip(noises, ratios)]
-    fig, ax = plt.subplots(1, 4, figsize=(9, 2.5))
-    for a, nz in zip(ax, (1e-4, 1e-2, 1.0, 1e2)):
-        a.imshow(ec.receptive_field(noise=nz).reshape(p, p), cmap="RdBu_r")
-        a.set_title(f"N2={nz:g}")
-        a.axis("off")
-    fig.tight_layout()
-    passed = err < 1e-3 and mono and blur_err < 1e-3
-    return CheckResult(statistic=err, threshold=1e-3, comparison="<", passed=passed, table=rows, figure=fig,
-                       details=f"||W_N - C^-1/2||/||C^-1/2|| at N^2=1e-8 x mean variance; surround ratio monotone "
-                               f"non-increasing over N^2 in [1e-4, 1e2]: {mono}; large-noise blur limit "
-                               f"||N^2 W_N - C^1/2||/||C^1/2|| = {blur_err:.2e} at N^2 = 1e8 x mean variance (analytic "
-                               f"bound lambda_max/N^2 = {ec.eigvals_.max() / big:.1e}).")
+    fig = plt.figure(figsize=(11, 3.0))
+    gs = fig.add_gridspec(1, 7, width_ratios=[1, 1, 1, 1, 0.08, 0.6, 1.8], wspace=0.3)
+    im = None
+    for j, nz in enumerate((1e-4, 1e-2, 1.0, 1e2)):
+        a = fig.add_subplot(gs[0, j])
+        rf = ec.receptive_field(noise=nz)
+        im = a.imshow(rf.reshape(p, p) / np.abs(rf).max(), cmap="RdBu_r", vmin=-1, vmax=1)
+        a.set_title(f"N\u00b2 = {nz:g}", fontsize=9)
+        a.set_xticks([])
+        a.set_yticks([])
+    cb = fig.colorbar(im, cax=fig.add_subplot(gs[0, 4]))
+    cb.set_label("weight / max|w|", fontsize=8)
+    a = fig.add_subplot(gs[0, 6])
+    a.semilogx(noises, ratios, "o-", ms=3)
+    a.set_xlabel("noise N\u00b2 / mean pixel variance")
+    a.set_ylabel("surround / centre mass")
+    a.set_title("surround weakens with noise", fontsize=9)
+    fig.subplots_adjust(left=0.02, right=0.97, bottom=0.22, top=0.86)
+    crit = [Criterion("||W_N - C^-1/2|| / ||C^-1/2|| at N^2 = 1e-8", err, 1e-3, "<"),
+            Criterion("largest increase of surround/centre over N^2", max_rise, 1e-12, "<="),
+            Criterion("||N^2 W_N - C^1/2|| / ||C^1/2|| at N^2 = 1e8", blur_err, 1e-3, "<")]
+    return CheckResult(criteria=crit, table=rows, figure=fig,
+                       details=f"E1 (Atick-Redlich) filters of the natural-patch covariance. ZCA limit at N^2=1e-8 x mean "
+                               f"variance (analytic error ~N^2/lambda_min); surround ratio non-increasing over N^2 in "
+                               f"[1e-4, 1e2]; blur limit at N^2 = 1e8 x mean variance (analytic bound lambda_max/N^2 = "
+                               f"{ec.eigvals_.max() / big:.1e}). Broken variant that fails: a filter gain lambda/(lambda+N^2) "
+                               f"instead of sqrt(lambda)/(lambda+N^2).")
 
 
 # ----------------------------------------------------------------------------- T8
 @check(method="kernels", guarantee="T8: special cases: with no meta-parameters the inner problem is plain type-II "
        "maximum likelihood (matches scipy), and when the query is the support the implicit term vanishes (envelope "
-       "theorem: DKT/joint-evidence gradient)", paper=PAPER)
+       "theorem: DKT/joint-evidence gradient)", paper=PAPER, budget=5)
 def t8_special_cases(profile, rng):
     import torch
     from scipy.optimize import minimize
@@ -422,9 +460,11 @@ def t8_special_cases(profile, rng):
     rows = [{"case": "phi empty (plain type-II ML): evidence(ours) - evidence(scipy L-BFGS-B)", "value": ev_ours - ev_ref},
             {"case": "psi* at optimum: rel. error of partial dL_S/dphi vs FD of max_psi L_S (envelope, DKT limit)",
              "value": diff_b}]
-    stat = max(diff_a_rel, diff_b)
-    return CheckResult(statistic=stat, threshold=1e-4, comparison="<=", table=rows,
+    crit = [Criterion("phi empty: |evidence(ours) - evidence(scipy)| / max(|evidence|, 1)", diff_a_rel, 1e-4, "<="),
+            Criterion("envelope: rel. error of dL_S/dphi vs FD", diff_b, 1e-4, "<=")]
+    return CheckResult(criteria=crit, table=rows,
                        details="Case 1: the batched Newton inner solver equals scipy's L-BFGS-B maximum of the exact "
                                "evidence. Case 2: at the inner optimum the total derivative of the maximised evidence "
                                "is its partial derivative (implicit term vanishes), checked against central finite "
-                               "differences with the inner problem re-solved (FD error bounds the threshold, 1e-4).")
+                               "differences with the inner problem re-solved (FD error bounds the threshold, 1e-4). Broken "
+                               "variant that fails: an inner solver stopped after one Newton step.")

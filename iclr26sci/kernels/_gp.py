@@ -13,7 +13,7 @@ import math
 import numpy as np
 import torch
 
-from iclr26sci.core import InputError
+from iclr26sci.core import InputError, check_array, check_in_range
 
 __all__ = [
     "KernelCholeskyError", "psi_size", "unpack_psi", "default_psi", "rbf_kernel", "stable_cholesky",
@@ -161,10 +161,42 @@ def query_log_density(F_s, y_s, psi, F_q, y_q) -> torch.Tensor:
 
 
 def numpy_log_evidence(K: np.ndarray, y: np.ndarray, noise: float, mean: float = 0.0) -> float:
-    """Reference closed form with numpy's Cholesky (for checks)."""
-    n = len(y)
+    """Reference closed form with numpy's Cholesky (for checks).
+
+    .. math:: \\log p(y) = -\\tfrac12 r^\\top A^{-1}r - \\tfrac12\\log|A| - \\tfrac n2\\log 2\\pi,\\quad
+        A = K + \\sigma^2 I,\\; r = y - c
+
+    Parameters
+    ----------
+    K : array (n, n)
+        Symmetric positive semi-definite prior covariance of the latent function at the n inputs.
+    y : array (n,)
+        Observations.
+    noise : float >= 0
+        Gaussian noise variance :math:`\\sigma^2`.
+    mean : float
+        Constant prior mean :math:`c`.
+
+    Examples
+    --------
+    >>> round(numpy_log_evidence(np.eye(2), np.zeros(2), 1.0), 6)  # two independent N(0, 2)
+    -2.531024
+    """
+    K = check_array(K, "K", ndim=2)
+    n = K.shape[0]
+    if K.shape != (n, n):
+        raise InputError("K", f"has shape {K.shape}", "a square (n, n) covariance matrix")
+    if not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(K).max(initial=0.0)))):
+        raise InputError("K", "is not symmetric", "a symmetric positive semi-definite covariance")
+    y = check_array(y, "y", ndim=1, shape=(n,))
+    noise = check_in_range(noise, "noise", 0.0, None)
+    mean = check_in_range(mean, "mean")
     A = K + noise * np.eye(n)
-    L = np.linalg.cholesky(A)
+    try:
+        L = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        raise InputError("K", "plus the noise variance is not positive definite",
+                         "a positive semi-definite K (and noise > 0 if K is singular)") from None
     w = np.linalg.solve(L, y - mean)
     return float(-0.5 * w @ w - np.log(np.diag(L)).sum() - 0.5 * n * LOG2PI)
 
@@ -179,10 +211,20 @@ def gpytorch_log_evidence(F: np.ndarray, y: np.ndarray, outputscale: float, leng
     """
     import gpytorch
 
-    Ft = torch.as_tensor(np.asarray(F), dtype=DTYPE)
-    yt = torch.as_tensor(np.asarray(y), dtype=DTYPE)
-    m = Ft.shape[-1]
-    ls = np.broadcast_to(np.asarray(lengthscale, dtype=float), (m,))
+    F = check_array(F, "F", ndim=2, min_rows=1)
+    y = check_array(y, "y", ndim=1, shape=(len(F),))
+    outputscale = check_in_range(outputscale, "outputscale", 0.0, None, low_open=True)
+    noise = check_in_range(noise, "noise", 1e-12, None)
+    mean = check_in_range(mean, "mean")
+    m = F.shape[1]
+    ls = check_array(lengthscale, "lengthscale", ndim=(0, 1))
+    if ls.ndim == 1 and len(ls) not in (1, m):
+        raise InputError("lengthscale", f"has {len(ls)} entries for {m} features", f"a number or {m} length-scales")
+    if np.any(ls <= 0):
+        raise InputError("lengthscale", "has non-positive entries", "positive length-scales")
+    ls = np.broadcast_to(ls, (m,))
+    Ft = torch.as_tensor(F, dtype=DTYPE)
+    yt = torch.as_tensor(y, dtype=DTYPE)
 
     class _GP(gpytorch.models.ExactGP):
         def __init__(self, x, t, lik):

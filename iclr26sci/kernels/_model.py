@@ -3,6 +3,7 @@ hypergradient), per-neuron adaptation, exact evidences and the baselines."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import copy
 import hashlib
 import math
@@ -12,8 +13,8 @@ from typing import Callable
 import numpy as np
 import torch
 
-from iclr26sci.core import (InputError, as_generator, check_array, check_in_range, check_option,
-                            check_positive_int, progress)
+from iclr26sci.core import (InputError, NotFittedError, as_generator, check_array, check_bool, check_in_range,
+                            check_option, check_positive_int, progress)
 
 from ._derivs import evidence_derivatives, prior_derivatives
 from ._features import build_extractor
@@ -26,9 +27,56 @@ __all__ = ["NeuronGP", "DeepKernelGP", "TheoryInformedKernel", "PixelRBFGP", "Fi
 
 
 # --------------------------------------------------------------------------- helpers
-def transform_responses(y: np.ndarray, kind: str, name: str = "responses") -> np.ndarray:
-    """Variance-stabilising transform of spike counts: ``sqrt`` (:math:`\\sqrt y`),
-    ``anscombe`` (:math:`2\\sqrt{y+3/8}`) or ``none``."""
+@contextlib.contextmanager
+def fixed_threads(n_threads: int | None):
+    """Run torch's intra-op work on exactly ``n_threads`` threads (restored afterwards).
+
+    Torch splits large reductions (sums, GEMMs, convolutions) into one chunk per
+    thread, so their float rounding depends on the thread count. Meta-training
+    amplifies such 1e-16 differences chaotically (measured: features differ by
+    O(1) after 80 outer steps at 1 vs 2 threads, in float32 and in float64).
+    A fixed thread count fixes the reduction order, so results are bit-identical
+    whatever ``OMP_NUM_THREADS``/``torch.set_num_threads`` the process has.
+    ``None`` leaves the process setting alone.
+    """
+    if n_threads is None:
+        yield
+        return
+    old = torch.get_num_threads()
+    if old == n_threads:
+        yield
+        return
+    torch.set_num_threads(n_threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
+def transform_responses(y: np.ndarray, kind: str, name: str = "y") -> np.ndarray:
+    """Variance-stabilising transform of spike counts.
+
+    ``sqrt``: :math:`\\sqrt y`; ``anscombe``: :math:`2\\sqrt{y+3/8}` (variance close to 1 for
+    Poisson counts of mean above ~4); ``none``: unchanged (rates, signed responses). A Poisson
+    count of mean :math:`\\lambda` has :math:`\\operatorname{Var}\\sqrt y \\to 1/4`, which makes the
+    Gaussian GP likelihood a reasonable model of square-rooted counts.
+
+    Parameters
+    ----------
+    y : array-like
+        Spike counts (non-negative) for ``sqrt``/``anscombe``; any finite values for ``none``.
+    kind : {"sqrt", "anscombe", "none"}
+        Which transform.
+    name : str
+        The argument name used in error messages (callers pass their own).
+
+    Examples
+    --------
+    >>> transform_responses([0.0, 1.0, 4.0], "sqrt")
+    array([0., 1., 2.])
+    """
+    kind = check_option(kind, "kind", ["sqrt", "anscombe", "none"])
+    y = check_array(y, name)
     if kind in ("sqrt", "anscombe") and np.any(y < 0):
         raise InputError(name, f"has negative spike counts (min {y.min():g})",
                          "non-negative counts (or response_transform='none' for signed responses)")
@@ -37,6 +85,29 @@ def transform_responses(y: np.ndarray, kind: str, name: str = "responses") -> np
     if kind == "anscombe":
         return 2.0 * np.sqrt(y + 0.375)
     return y
+
+
+def _check_tensor(x, name: str, ndim: int, shape: tuple | None = None, finite: bool = True) -> torch.Tensor:
+    """A float64 torch tensor of ``ndim`` dimensions (``shape`` entries None are free), finite."""
+    if not isinstance(x, torch.Tensor):
+        raise InputError(name, f"is a {type(x).__name__}", f"a torch.Tensor with {ndim} dimensions (float64)")
+    if x.dim() != ndim:
+        raise InputError(name, f"has shape {tuple(x.shape)}", f"a {ndim}-D tensor")
+    if shape is not None:
+        for k, (a, b) in enumerate(zip(x.shape, shape)):
+            if b is not None and a != b:
+                raise InputError(name, f"has shape {tuple(x.shape)}",
+                                 f"size {b} along dimension {k} (shape {tuple('*' if v is None else v for v in shape)})")
+    if not x.is_floating_point():
+        raise InputError(name, f"has dtype {x.dtype}", "a floating-point tensor")
+    if finite and not bool(torch.isfinite(x).all()):
+        raise InputError(name, "contains NaN or infinite values", "finite numbers")
+    return x
+
+
+def _check_prior_scale(prior_scale):
+    if prior_scale is not None:
+        check_in_range(prior_scale, "prior_scale", 0.0, None, low_open=True)
 
 
 def _data_key(X: torch.Tensor, Y: np.ndarray) -> str:
@@ -61,7 +132,29 @@ def psi_hessian(fn: Callable[[torch.Tensor], torch.Tensor], psi: torch.Tensor, c
 
     Row ``j`` of every task's Hessian comes from one backward pass of
     :math:`\\sum_\\tau \\partial_{\\psi_j} f_\\tau` (tasks are independent).
+
+    Parameters
+    ----------
+    fn : callable
+        Maps a (B, P) tensor to the (B,) objectives (twice differentiable in torch).
+    psi : tensor (B, P)
+        The point at which to differentiate.
+    create_graph : bool
+        Keep the graph (for third derivatives).
+
+    Returns ``(H (B, P, P), gradient (B, P))``.
+
+    Examples
+    --------
+    >>> H, g = psi_hessian(lambda p: -(p ** 2).sum(-1), torch.ones(1, 2, dtype=torch.float64))
+    >>> H[0]
+    tensor([[-2., -0.],
+            [-0., -2.]], dtype=torch.float64)
     """
+    if not callable(fn):
+        raise InputError("fn", f"is a {type(fn).__name__}", "a callable psi (B, P) -> objectives (B,)")
+    _check_tensor(psi, "psi", 2)
+    check_bool(create_graph, "create_graph")
     psi = psi.detach().clone().requires_grad_(True)
     g, = torch.autograd.grad(fn(psi).sum(), psi, create_graph=True)
     rows = [torch.autograd.grad(g[:, j].sum(), psi, retain_graph=True, create_graph=create_graph)[0]
@@ -106,6 +199,32 @@ def solve_inner(F: torch.Tensor, z: torch.Tensor, psi0: torch.Tensor, prior_cent
     is below ``tol``. The returned point is a local maximum where the
     Hessian is negative definite (checked again by the IFT step).
 
+    Parameters
+    ----------
+    F : tensor (B, n, m)
+        Features of each task's n support stimuli.
+    z : tensor (B, n)
+        Standardised responses.
+    psi0 : tensor (B, m + 3) or (B, 4)
+        Starting point: log s^2, log length-scales (m for ARD, 1 isotropic), log noise, mean.
+    prior_centre : tensor like ``psi0``
+        Centre of the normal hyper-prior on the log-parameters.
+    prior_scale : float > 0 or None
+        Its standard deviation (None: flat prior, pure type-II maximum likelihood).
+    iters : int >= 0
+        Maximum Newton iterations. tol : float > 0, stop when every gradient entry is below it.
+    max_step : float > 0
+        Trust radius of one step (in log-parameter units).
+
+    Examples
+    --------
+    >>> g = torch.Generator().manual_seed(0)
+    >>> F = torch.randn(2, 20, 3, dtype=torch.float64, generator=g)
+    >>> z = torch.sin(F[..., 0]); z = (z - z.mean(-1, keepdim=True)) / z.std(-1, keepdim=True)
+    >>> psi = solve_inner(F, z, torch.zeros(2, 6, dtype=torch.float64), torch.zeros(2, 6, dtype=torch.float64), 3.0)
+    >>> psi.shape
+    torch.Size([2, 6])
+
     Far from the maximum (some gradient entry above ``polish``) the Newton
     *direction* uses the Hessian's O(m n^3) products in ``direction_dtype``
     (float32: relative error ~1e-6, about 2x faster; default float64); near it the
@@ -114,8 +233,19 @@ def solve_inner(F: torch.Tensor, z: torch.Tensor, psi0: torch.Tensor, prior_cent
     the stopping rule are always float64. The Hessian is only recomputed for
     tasks whose point moved (or that crossed into the polishing phase).
     """
-    F = F.detach()
-    z = z.detach()
+    F = _check_tensor(F, "F", 3).detach()
+    B, n, m = F.shape
+    z = _check_tensor(z, "z", 2, (B, n)).detach()
+    psi0 = _check_tensor(psi0, "psi0", 2, (B, None))
+    if psi0.shape[1] not in (m + 3, 4):
+        raise InputError("psi0", f"has {psi0.shape[1]} parameters per task for {m} features",
+                         f"{m + 3} (ARD: log s^2, {m} log length-scales, log noise, mean) or 4 (isotropic)")
+    prior_centre = _check_tensor(prior_centre, "prior_centre", 2, tuple(psi0.shape))
+    _check_prior_scale(prior_scale)
+    iters = check_positive_int(iters, "iters", minimum=0)
+    check_in_range(tol, "tol", 0.0, None, low_open=True)
+    check_in_range(max_step, "max_step", 0.0, None, low_open=True)
+    check_in_range(polish, "polish", 0.0, None)
     psi = psi0.detach().clone()
     B, P = psi.shape
     mu = torch.full((B,), 0.1, dtype=psi.dtype)
@@ -188,13 +318,30 @@ def ift_hypergradient(extractor: torch.nn.Module, X_s: torch.Tensor, z_s: torch.
     ``X_s, X_q`` with the autograd graph kept (saves a second forward pass).
     Returns ``(J, grads, fallbacks)``.
     """
+    if not isinstance(extractor, torch.nn.Module):
+        raise InputError("extractor", f"is a {type(extractor).__name__}", "a torch.nn.Module feature map")
+    check_option(method, "method", ["exact", "neumann", "none"])
+    neumann_steps = check_positive_int(neumann_steps, "neumann_steps")
+    _check_prior_scale(prior_scale)
+    X_s = _check_tensor(X_s, "X_s", 3)
     B, n, d = X_s.shape
+    z_s = _check_tensor(z_s, "z_s", 2, (B, n))
+    X_q = _check_tensor(X_q, "X_q", 3, (B, None, d))
     k = X_q.shape[1]
+    z_q = _check_tensor(z_q, "z_q", 2, (B, k))
+    psi_star = _check_tensor(psi_star, "psi_star", 2, (B, None))
+    prior_centre = _check_tensor(prior_centre, "prior_centre", 2, tuple(psi_star.shape))
     params = [p for p in extractor.parameters() if p.requires_grad]
+    if not params:
+        raise InputError("extractor", "has no trainable parameters", "a feature map with requires_grad parameters")
     if features is None:
         F_s, F_q = _extract_pair(extractor, X_s, X_q)
     else:
         F_s, F_q = features
+    m = F_s.shape[-1]
+    if psi_star.shape[1] not in (m + 3, 4):
+        raise InputError("psi_star", f"has {psi_star.shape[1]} parameters per task for {m} features",
+                         f"{m + 3} (ARD) or 4 (isotropic)")
     psi = psi_star.detach().clone().requires_grad_(True)
     J = (query_log_density(F_s, z_s, psi, F_q, z_q) / k).mean()
     g_psi, = torch.autograd.grad(J, psi, retain_graph=True)
@@ -277,12 +424,13 @@ class NeuronGP:
 
         Returns arrays (n_new,) for one neuron, (n_neurons, n_new) otherwise.
         """
+        check_bool(include_noise, "include_noise")
         X = self.model._check_stimuli(stimuli, "stimuli")
         if self.input_dim_ is not None and X.shape[1] != self.input_dim_:
             raise InputError("stimuli", f"have {X.shape[1]} values per stimulus", f"{self.input_dim_} (as in the fit)")
-        Fq = self.model._features(X)
         N = self._psi.shape[0]
-        with torch.no_grad():
+        with torch.no_grad(), self.model._threads():
+            Fq = self.model._features(X)
             m, v = predictive(self._F.expand(N, *self._F.shape), self._z, self._psi,
                               Fq.expand(N, *Fq.shape), include_noise=include_noise)
         m = m * self._scale[:, None] + self._loc[:, None]
@@ -298,7 +446,7 @@ class NeuronGP:
         (integrating the P' = P-1 log-parameters under the hyper-prior; the
         constant mean stays at its optimum). Needs ``prior_scale``.
         """
-        if not laplace:
+        if not check_bool(laplace, "laplace"):
             return self._out(self.log_evidence_.copy())
         ps = self.model.prior_scale
         if ps is None:
@@ -331,25 +479,41 @@ class DeepKernelGP:
     """
 
     def __init__(self, ard: bool = True, response_transform: str = "sqrt", prior_scale: float | None = 3.0,
-                 inner_iters: int = 30, init_lengthscale: str | float = "median"):
+                 inner_iters: int = 30, init_lengthscale: str | float = "median", n_threads: int | None = 1):
         self.ard = ard
         self.response_transform = response_transform
         self.prior_scale = prior_scale
         self.inner_iters = inner_iters
         self.init_lengthscale = init_lengthscale
+        self.n_threads = n_threads
+
+    def _threads(self):
+        n = getattr(self, "n_threads", 1)
+        if n is not None:
+            n = check_positive_int(n, "n_threads")
+        return fixed_threads(n)
 
     # subclasses override
     def _features(self, X: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
+        raise InputError("model", "is the abstract DeepKernelGP, which has no feature map",
+                         "a subclass: PixelRBFGP, FixedFeatureGP, TheoryInformedKernel or ScratchDKL")
 
     def _input_dim(self):
         return getattr(self, "input_dim_", None)
 
     def _check_settings(self):
+        check_bool(self.ard, "ard")
         check_option(self.response_transform, "response_transform", ["sqrt", "anscombe", "none"])
         if self.prior_scale is not None:
             check_in_range(self.prior_scale, "prior_scale", 0.0, None, low_open=True)
         check_positive_int(self.inner_iters, "inner_iters", minimum=0)
+        ls = self.init_lengthscale
+        if isinstance(ls, str):
+            check_option(ls, "init_lengthscale", ["median"])
+        else:
+            check_in_range(ls, "init_lengthscale", 0.0, None, low_open=True)
+        if getattr(self, "n_threads", None) is not None:
+            check_positive_int(self.n_threads, "n_threads")
 
     def _check_stimuli(self, stimuli, name="stimuli") -> torch.Tensor:
         X = check_array(stimuli, name, ndim=(2, 3), min_rows=1)
@@ -371,7 +535,7 @@ class DeepKernelGP:
                              "responses of shape (n_trials,) or (n_neurons, n_trials) matching the stimuli")
         if X.shape[0] < 3:
             raise InputError("stimuli", f"have {X.shape[0]} trials", "at least 3 trials")
-        Z = transform_responses(Y2, self.response_transform)
+        Z = transform_responses(Y2, self.response_transform, "responses")
         self._last_key = _data_key(X, Y2)
         return X, torch.as_tensor(Z, dtype=DTYPE), single
 
@@ -398,6 +562,10 @@ class DeepKernelGP:
             Spike counts (transformed by ``response_transform``) or rates.
         """
         X, Z, single = self._prepare(stimuli, responses)
+        with self._threads():
+            return self._fit(X, Z, single)
+
+    def _fit(self, X, Z, single) -> NeuronGP:
         with torch.no_grad():
             F = self._features(X)
         if not bool(torch.isfinite(F).all()):
@@ -445,8 +613,8 @@ class PixelRBFGP(DeepKernelGP):
     """Baseline: RBF GP on raw pixels (isotropic by default; median-heuristic initial length-scale)."""
 
     def __init__(self, ard: bool = False, response_transform: str = "sqrt", prior_scale: float | None = 3.0,
-                 inner_iters: int = 30):
-        super().__init__(ard, response_transform, prior_scale, inner_iters, "median")
+                 inner_iters: int = 30, n_threads: int | None = 1):
+        super().__init__(ard, response_transform, prior_scale, inner_iters, "median", n_threads)
 
     def _features(self, X):
         return X
@@ -456,8 +624,8 @@ class FixedFeatureGP(DeepKernelGP):
     """GP whose features are fixed linear filters, :math:`g(x) = Wx` (e.g. a theory's receptive fields)."""
 
     def __init__(self, filters, ard: bool = True, response_transform: str = "sqrt",
-                 prior_scale: float | None = 3.0, inner_iters: int = 30):
-        super().__init__(ard, response_transform, prior_scale, inner_iters, "median")
+                 prior_scale: float | None = 3.0, inner_iters: int = 30, n_threads: int | None = 1):
+        super().__init__(ard, response_transform, prior_scale, inner_iters, "median", n_threads)
         self.filters = filters
 
     def _features(self, X):
@@ -523,8 +691,9 @@ class TheoryInformedKernel(DeepKernelGP):
                  n_layers: int = 2, hidden=(64,), n_outer: int = 300, tasks_per_step: int = 8, lr: float = 3e-3,
                  weight_decay: float = 1e-4, hypergradient: str = "exact", task_specific: bool = True,
                  response_transform: str = "sqrt", prior_scale: float | None = 1.0, inner_iters: int = 30,
-                 init: str = "sta_pca", show_progress: bool = True, feature_dtype: str = "float32"):
-        super().__init__(True, response_transform, prior_scale, inner_iters, 1.0)
+                 init: str = "sta_pca", show_progress: bool = True, feature_dtype: str = "float32",
+                 n_threads: int | None = 1):
+        super().__init__(True, response_transform, prior_scale, inner_iters, 1.0, n_threads)
         self.init = init
         self.feature_dtype = feature_dtype
         self.feature_dim = feature_dim
@@ -543,7 +712,7 @@ class TheoryInformedKernel(DeepKernelGP):
 
     def _features(self, X):
         if not hasattr(self, "feature_extractor_"):
-            raise InputError("model", "is not meta-trained", "call .meta_fit(tasks) first")
+            raise NotFittedError(type(self).__name__, "is not meta-trained", "call .meta_fit(tasks) first")
         ext = self.feature_extractor_
         return ext(X.to(_extractor_dtype(ext))).to(DTYPE)
 
@@ -557,9 +726,23 @@ class TheoryInformedKernel(DeepKernelGP):
 
         ``calibrate`` (stimuli) rescales the last layer so the initial features have zero mean, unit variance.
         """
-        self.feature_dim = check_positive_int(self.feature_dim, "feature_dim")
-        check_option(self.architecture, "architecture", ["conv", "mlp"])
-        check_option(self.feature_dtype, "feature_dtype", ["float32", "float64"])
+        self._check_architecture()
+        if isinstance(input_dim, (bool, np.bool_)) or not isinstance(input_dim, (int, np.integer)) or input_dim < 1:
+            raise InputError("input_dim", f"got {input_dim!r}", "a positive integer (pixels per stimulus)")
+        input_dim = int(input_dim)
+        if self.architecture == "conv":
+            p = int(round(math.sqrt(input_dim)))
+            if p * p != input_dim:
+                raise InputError("input_dim", f"is {input_dim}, not a square number",
+                                 "p*p pixels for architecture='conv' (or architecture='mlp')")
+            if p - self.n_layers * (self.kernel_size - 1) < 1:
+                raise InputError("input_dim", f"{p}x{p} patches are too small for {self.n_layers} valid "
+                                 f"convolutions of size {self.kernel_size}", "larger patches, a smaller "
+                                 "kernel_size or fewer n_layers")
+        if calibrate is not None:
+            calibrate = check_array(calibrate, "calibrate", ndim=2, min_rows=2)
+            if calibrate.shape[1] != input_dim:
+                raise InputError("calibrate", f"has {calibrate.shape[1]} values per stimulus", f"{input_dim} (input_dim)")
         seed = int(as_generator(rng).integers(2 ** 31 - 1))
         with torch.random.fork_rng():
             torch.manual_seed(seed)
@@ -574,6 +757,20 @@ class TheoryInformedKernel(DeepKernelGP):
         self.meta_psi_ = default_psi(1, m, math.sqrt(m))[0]
         return self
 
+    def _check_architecture(self):
+        self.feature_dim = check_positive_int(self.feature_dim, "feature_dim")
+        check_option(self.architecture, "architecture", ["conv", "mlp"])
+        check_option(self.feature_dtype, "feature_dtype", ["float32", "float64"])
+        if self.architecture == "conv":
+            check_positive_int(self.channels, "channels")
+            check_positive_int(self.kernel_size, "kernel_size")
+            check_positive_int(self.n_layers, "n_layers")
+        else:
+            h = self.hidden
+            if np.ndim(h) != 1 or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                                      or v < 1 for v in h):
+                raise InputError("hidden", f"got {h!r}", "a sequence of positive layer widths, e.g. (64,)")
+
     def _calibrate(self, stimuli):
         """Data-dependent init (as in LSUV): rescale the last layer to zero-mean, unit-variance features."""
         with torch.no_grad():
@@ -582,6 +779,41 @@ class TheoryInformedKernel(DeepKernelGP):
             last = [mod for mod in self.feature_extractor_.modules() if isinstance(mod, torch.nn.Linear)][-1]
             last.weight /= sd[:, None]
             last.bias.copy_((last.bias - Fc.mean(0)) / sd)
+
+    def _check_tasks(self, tasks):
+        """Every task: finite 2-D stimuli of one dimension, matching response lengths, varying support responses."""
+        if isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__len__") or not hasattr(tasks, "__getitem__"):
+            raise InputError("tasks", f"is a {type(tasks).__name__}", "a TheoryTaskSampler or a sequence of Task")
+        if len(tasks) == 0:
+            raise InputError("tasks", "is empty", "at least one task")
+        d = None
+        for i in range(len(tasks)):
+            t = tasks[i]
+            if not all(hasattr(t, a) for a in ("X_support", "y_support", "X_query", "y_query")):
+                raise InputError("tasks", f"has an item of type {type(t).__name__} (index {i})",
+                                 "Task objects (TheoryTaskSampler)")
+            Xs = np.asarray(t.X_support)
+            Xq = np.asarray(t.X_query)
+            ys = np.asarray(t.y_support)
+            yq = np.asarray(t.y_query)
+            if Xs.ndim != 2 or Xq.ndim != 2 or ys.ndim != 1 or yq.ndim != 1 or len(Xs) != len(ys) \
+                    or len(Xq) != len(yq) or Xs.shape[1] != Xq.shape[1] or (d is not None and Xs.shape[1] != d):
+                raise InputError("tasks", f"item {i} has inconsistent shapes (X_support {Xs.shape}, y_support "
+                                 f"{ys.shape}, X_query {Xq.shape}, y_query {yq.shape})",
+                                 "X (n, d) with y (n,) for support and query, one d for all tasks")
+            d = Xs.shape[1]
+            if len(ys) < 3 or len(yq) < 1:
+                raise InputError("tasks", f"item {i} has {len(ys)} support and {len(yq)} query trials",
+                                 "at least 3 support trials and 1 query trial")
+            for a, nm in ((Xs, "X_support"), (ys, "y_support"), (Xq, "X_query"), (yq, "y_query")):
+                if not np.issubdtype(a.dtype, np.number) or not np.all(np.isfinite(a)):
+                    raise InputError("tasks", f"item {i} has non-finite or non-numeric {nm}", "finite numbers")
+            if np.ptp(ys) == 0:
+                raise InputError("tasks", f"item {i} has constant support responses ({ys[0]:g})",
+                                 "responses that vary across support trials")
+            if self.response_transform in ("sqrt", "anscombe") and (ys.min() < 0 or yq.min() < 0):
+                raise InputError("tasks", f"item {i} has negative spike counts",
+                                 "non-negative counts (or response_transform='none')")
 
     def _sta_pca_init(self, tasks, gen, max_tasks: int = 500):
         """Warm start from the synthetic data only: clusters of the tasks' spike-triggered averages.
@@ -629,8 +861,19 @@ class TheoryInformedKernel(DeepKernelGP):
         return Xs, (zs - loc) / sc, Xq, (zq - loc) / sc
 
     def meta_step(self, Xs, zs, Xq, zq):
-        """One outer step on a batch; returns (J, grads, fallbacks) without updating."""
-        B = Xs.shape[0]
+        """One outer step on a batch; returns (J, grads, fallbacks) without updating.
+
+        ``Xs`` (B, n, d), ``zs`` (B, n), ``Xq`` (B, k, d), ``zq`` (B, k): float64 tensors of stimuli and
+        standardised responses of B tasks.
+        """
+        if not hasattr(self, "feature_extractor_"):
+            raise NotFittedError(f"{type(self).__name__}.meta_step", "has no feature extractor",
+                                 "call .meta_fit(tasks) or .init_extractor(input_dim) first")
+        Xs = _check_tensor(Xs, "Xs", 3, (None, None, self.input_dim_))
+        B, n, _ = Xs.shape
+        zs = _check_tensor(zs, "zs", 2, (B, n))
+        Xq = _check_tensor(Xq, "Xq", 3, (B, None, self.input_dim_))
+        zq = _check_tensor(zq, "zq", 2, (B, Xq.shape[1]))
         # one forward pass of support and query (graph kept); the inner solver uses the detached features
         Fs, Fq = _extract_pair(self.feature_extractor_, Xs, Xq)
         if self.task_specific:
@@ -655,19 +898,23 @@ class TheoryInformedKernel(DeepKernelGP):
         tasks : TheoryTaskSampler or sequence of Task
         rng : seed (initial weights and batch order).
         """
+        with self._threads():
+            return self._meta_fit(tasks, rng)
+
+    def _meta_fit(self, tasks, rng):
         self._check_settings()
-        self.n_outer = check_positive_int(self.n_outer, "n_outer", minimum=0)
+        self._check_architecture()
+        n_outer = check_positive_int(self.n_outer, "n_outer", minimum=0)
         B = check_positive_int(self.tasks_per_step, "tasks_per_step")
         check_in_range(self.lr, "lr", 0.0, None, low_open=True)
         check_in_range(self.weight_decay, "weight_decay", 0.0, None)
         check_option(self.hypergradient, "hypergradient", ["exact", "neumann", "none"])
         check_option(self.init, "init", ["sta_pca", "random"])
-        if len(tasks) == 0:
-            raise InputError("tasks", "is empty", "at least one task")
+        check_bool(self.task_specific, "task_specific")
+        check_bool(self.show_progress, "show_progress")
+        self._check_tasks(tasks)
         gen = as_generator(rng)
         first = tasks[0]
-        if not hasattr(first, "X_support"):
-            raise InputError("tasks", f"has items of type {type(first).__name__}", "Task objects (TheoryTaskSampler)")
         calib = np.concatenate([tasks[int(i)].X_support for i in gen.choice(len(tasks), min(len(tasks), 8), replace=False)])
         self.init_extractor(first.X_support.shape[1], gen, calibrate=None)
         if self.init == "sta_pca" and self.architecture == "mlp":
@@ -690,9 +937,9 @@ class TheoryInformedKernel(DeepKernelGP):
         self.hypergradient_fallbacks_ = 0
         recent = collections.deque(maxlen=20)
         t0 = time.perf_counter()
-        it = range(self.n_outer)
+        it = range(n_outer)
         if self.show_progress:
-            it = progress(it, desc="meta-training", total=self.n_outer)
+            it = progress(it, desc="meta-training", total=n_outer)
         for _ in it:
             g = keys[gen.choice(len(keys), p=probs)]
             pool = groups[g]
@@ -733,8 +980,11 @@ class TheoryInformedKernel(DeepKernelGP):
         stimulus), each weighted by the inverse length-scale init; (k, d).
         """
         if not hasattr(self, "feature_extractor_"):
-            raise InputError("model", "is not meta-trained", "call .meta_fit(tasks) first")
-        x0 = torch.zeros(1, self.input_dim_, dtype=DTYPE) if at is None else self._check_stimuli(at)[:1]
+            raise NotFittedError(f"{type(self).__name__}.preferred_stimuli", "is not meta-trained",
+                                 "call .meta_fit(tasks) first")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= k <= self.input_dim_:
+            raise InputError("k", f"got {k!r}", f"an integer 1 <= k <= {self.input_dim_} (the stimulus dimension)")
+        x0 = torch.zeros(1, self.input_dim_, dtype=DTYPE) if at is None else self._check_stimuli(at, "at")[:1]
         x0 = x0.to(_extractor_dtype(self.feature_extractor_))
         Jm = torch.autograd.functional.jacobian(lambda x: self.feature_extractor_(x)[0], x0)[:, 0, :].to(DTYPE)
         _, _, Vh = torch.linalg.svd(Jm, full_matrices=False)
@@ -746,8 +996,9 @@ class ScratchDKL(DeepKernelGP):
 
     def __init__(self, feature_dim: int = 8, architecture: str = "conv", channels: int = 8, kernel_size: int = 3,
                  n_layers: int = 2, hidden=(64,), n_iters: int = 150, lr: float = 0.01,
-                 response_transform: str = "sqrt", prior_scale: float | None = 3.0, rng=None):
-        super().__init__(True, response_transform, prior_scale, 0, 1.0)
+                 response_transform: str = "sqrt", prior_scale: float | None = 3.0, rng=None,
+                 n_threads: int | None = 1):
+        super().__init__(True, response_transform, prior_scale, 0, 1.0, n_threads)
         self.feature_dim = feature_dim
         self.architecture = architecture
         self.channels = channels
@@ -765,6 +1016,21 @@ class ScratchDKL(DeepKernelGP):
         X, Z, single = self._prepare(stimuli, responses)
         if not single:
             raise InputError("responses", "are 2-D", "one neuron (1-D responses) for ScratchDKL")
+        with self._threads():
+            return self._fit_scratch(X, Z)
+
+    def _fit_scratch(self, X, Z):
+        check_option(self.architecture, "architecture", ["conv", "mlp"])
+        check_positive_int(self.feature_dim, "feature_dim")
+        n_iters = check_positive_int(self.n_iters, "n_iters")
+        check_in_range(self.lr, "lr", 0.0, None, low_open=True)
+        if self.architecture == "conv":
+            check_positive_int(self.channels, "channels")
+            check_positive_int(self.kernel_size, "kernel_size")
+            check_positive_int(self.n_layers, "n_layers")
+        elif np.ndim(self.hidden) != 1 or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                                              or v < 1 for v in self.hidden):
+            raise InputError("hidden", f"got {self.hidden!r}", "a sequence of positive layer widths")
         z, loc, scale = _standardise(Z)
         gen = as_generator(self.rng)
         seed = int(gen.integers(2 ** 31 - 1))
@@ -776,7 +1042,7 @@ class ScratchDKL(DeepKernelGP):
         psi0 = default_psi(1, m, math.sqrt(m))
         psi = psi0.clone().requires_grad_(True)
         opt = torch.optim.Adam(list(ext.parameters()) + [psi], lr=self.lr)
-        for _ in range(check_positive_int(self.n_iters, "n_iters")):
+        for _ in range(n_iters):
             opt.zero_grad()
             F = ext(X)[None]
             loss = -(log_evidence(F, z, psi) + log_prior(psi, psi0, self.prior_scale)).sum()

@@ -7,13 +7,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from iclr26sci.core import Estimate, InputError, check_in_range, check_positive_int
+from iclr26sci.core import Estimate, InputError, check_bool, check_in_range, check_positive_int
 
 from ._gp import DTYPE, log_evidence, rbf_kernel, stable_cholesky, LOG2PI
 from ._model import DeepKernelGP, NeuronGP, _data_key, _standardise, solve_inner
 from ._theory import CITATION
 
 __all__ = ["BayesFactor", "bayes_factor", "TheoryMatch", "theory_match"]
+
+#: the largest alpha grid theory_match accepts (each point is one O(n^3) fit)
+MAX_GRID = 1001
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,8 @@ def bayes_factor(model_a, model_b, stimuli=None, responses=None, prior_odds: flo
     _check_model(model_a, "model_a")
     _check_model(model_b, "model_b")
     po = check_in_range(prior_odds, "prior_odds", 0.0, None, low_open=True)
+    check_bool(laplace, "laplace")
+    check_bool(refit, "refit")
     ea = _evidence(model_a, "model_a", stimuli, responses, laplace, refit)
     eb = _evidence(model_b, "model_b", stimuli, responses, laplace, refit)
     lbf = ea - eb
@@ -128,7 +133,15 @@ def theory_match(model_theory: DeepKernelGP, model_alt: DeepKernelGP, stimuli, r
     gives the posterior of :math:`\\alpha` (mean, sd, credible interval).
     ``log_bf`` is :math:`\\log Z(\\alpha{=}1)-\\log Z(\\alpha{=}0)`.
     """
+    _check_model(model_theory, "model_theory")
+    _check_model(model_alt, "model_alt")
+    if isinstance(model_theory, NeuronGP) or isinstance(model_alt, NeuronGP):
+        raise InputError("model_theory" if isinstance(model_theory, NeuronGP) else "model_alt",
+                         "is a fitted NeuronGP", "an unfitted GP model (it is adapted to the neuron here)")
     g = check_positive_int(grid, "grid", minimum=2)
+    if g > MAX_GRID:
+        raise InputError("grid", f"has {g} points; each is a type-II fit of O(n^3) (hours at 10^5)",
+                         f"at most {MAX_GRID} points (the posterior over alpha in [0, 1] is resolved long before)")
     check_in_range(alpha_level, "alpha_level", 0.0, 1.0, low_open=True, high_open=True)
     fa = model_theory.fit(stimuli, responses)
     fb = model_alt.fit(stimuli, responses)

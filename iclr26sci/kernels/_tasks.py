@@ -10,6 +10,21 @@ from iclr26sci.core import InputError, as_generator, check_array, check_in_range
 
 __all__ = ["Task", "TheoryTaskSampler", "simulate_responses"]
 
+#: largest expected count per trial accepted by the samplers (numpy's Poisson sampler fails above ~1e18)
+MAX_RATE = 1e7
+
+
+class TaskIndexError(InputError, IndexError):
+    """A task index out of range: an :class:`InputError` and, for the sequence protocol, an IndexError."""
+
+
+def _pair(value, name):
+    if np.ndim(value) != 1 or len(value) != 2:
+        raise InputError(name, f"got {value!r}", "a (low, high) pair of positive numbers")
+    lo = check_in_range(value[0], name, 0.0, None, low_open=True)
+    hi = check_in_range(value[1], name, lo, None)
+    return lo, hi
+
 
 @dataclass(frozen=True)
 class Task:
@@ -40,7 +55,21 @@ def simulate_responses(drive: np.ndarray, gain, offset, rate, response: str, gen
     :math:`\\varepsilon\\sim\\mathcal N(0, 1/4)` (the variance of a square-rooted Poisson count).
     Returns ``(y, expected rate)``.
     """
+    drive = check_array(drive, "drive", ndim=2)
+    T = drive.shape[0]
+    gain = check_array(gain, "gain", ndim=1, shape=(T,))
+    offset = check_array(offset, "offset", ndim=1, shape=(T,))
+    rate = check_array(rate, "rate", ndim=1, shape=(T,))
+    if np.any(rate <= 0):
+        raise InputError("rate", f"has non-positive values (min {rate.min():g})", "positive peak rates")
+    check_option(response, "response", ["poisson", "gaussian"])
+    if not isinstance(gen, np.random.Generator):
+        raise InputError("gen", f"is a {type(gen).__name__}", "a numpy Generator (np.random.default_rng(seed))")
     lam = rate[:, None] * _softplus(gain[:, None] * drive + offset[:, None])
+    if not np.all(np.isfinite(lam)) or lam.max(initial=0.0) > MAX_RATE:
+        raise InputError("gain" if np.abs(gain).max() * np.abs(drive).max(initial=0) > 1e3 else "rate",
+                         f"gives expected counts up to {lam.max():.3g} per trial",
+                         f"rates and gains with expected counts below {MAX_RATE:g}")
     if response == "poisson":
         return gen.poisson(lam).astype(float), lam
     return np.sqrt(lam) + 0.5 * gen.standard_normal(lam.shape), lam
@@ -95,11 +124,17 @@ class TheoryTaskSampler(Sequence):
             raise InputError("patches", f"has {len(X)} patches",
                              f"at least n_support + n_query = {int(sizes.max()) + self.n_query}")
         self.response = check_option(response, "response", ["poisson", "gaussian"])
-        rate_lo = check_in_range(rate[0], "rate", 0.0, None, low_open=True)
-        rate_hi = check_in_range(rate[1], "rate", rate_lo, None)
-        g_lo = check_in_range(gain[0], "gain", 0.0, None, low_open=True)
-        g_hi = check_in_range(gain[1], "gain", g_lo, None)
-        al = np.broadcast_to(np.asarray(alpha, dtype=float), (self.n_tasks,))
+        rate_lo, rate_hi = _pair(rate, "rate")
+        g_lo, g_hi = _pair(gain, "gain")
+        if rate_hi > MAX_RATE:
+            raise InputError("rate", f"goes up to {rate_hi:g} expected counts per trial", f"at most {MAX_RATE:g}")
+        if g_hi > 100:
+            raise InputError("gain", f"goes up to {g_hi:g} (the drive is standardised)",
+                             "gains up to 100 (softplus of gain x a unit-variance drive)")
+        al = np.asarray(alpha, dtype=float)
+        if al.ndim > 1 or (al.ndim == 1 and len(al) != self.n_tasks):
+            raise InputError("alpha", f"has shape {al.shape}", f"a number or an array of n_tasks = {self.n_tasks}")
+        al = np.broadcast_to(al, (self.n_tasks,))
         if not np.all(np.isfinite(al)) or np.any(al < 0) or np.any(al > 1):
             raise InputError("alpha", "has values outside [0, 1]", "weights in [0, 1]")
         if mix_with is not None and (not hasattr(mix_with, "sample_filters")
@@ -138,11 +173,13 @@ class TheoryTaskSampler(Sequence):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise InputError("index", f"is a {type(i).__name__} ({i!r})", "an integer task index or a slice")
         i = int(i)
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
-            raise IndexError(i)
+            raise TaskIndexError("index", f"is {i} for {len(self)} tasks", f"-{len(self)} <= index < {len(self)}")
         ns = int(self.n_support_[i])
         idx = self.index_[i]
         X = self.patches[idx]

@@ -10,7 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_option, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_option,
+                            check_positive_int)
 
 __all__ = ["EfficientCodingTheory", "SparseCodingTheory", "extract_patches", "surround_ratio"]
 
@@ -30,11 +31,18 @@ def extract_patches(images: Sequence[np.ndarray], size: int, n: int, rng=None, l
     """
     size = check_positive_int(size, "size", minimum=2)
     n = check_positive_int(n, "n")
+    check_bool(log_luminance, "log_luminance")
+    check_bool(standardize, "standardize")
     if isinstance(images, np.ndarray) and images.ndim == 2:
         images = [images]
+    if isinstance(images, (str, bytes)) or not hasattr(images, "__iter__"):
+        raise InputError("images", f"is a {type(images).__name__}", "a 2-D grey-scale image or a sequence of them")
     imgs = [check_array(im, "images", ndim=2) for im in images]
     if not imgs:
         raise InputError("images", "is empty", "at least one 2-D image")
+    if log_luminance and min(float(im.min()) for im in imgs) <= -1e-3:
+        raise InputError("images", f"have pixel values down to {min(float(im.min()) for im in imgs):g}, whose "
+                         "log-luminance is undefined", "non-negative luminances with log_luminance=True")
     fits = [im for im in imgs if im.shape[0] >= size and im.shape[1] >= size]
     if not fits:
         smallest = min(min(im.shape) for im in imgs)
@@ -60,6 +68,8 @@ def extract_patches(images: Sequence[np.ndarray], size: int, n: int, rng=None, l
 
 def _check_patches(patches, name="patches") -> tuple[np.ndarray, int]:
     X = check_array(patches, name, ndim=2, min_rows=2)
+    if X.shape[1] == 0:
+        raise InputError(name, "has no pixels", "flattened p x p patches")
     p = int(round(math.sqrt(X.shape[1])))
     if p * p != X.shape[1]:
         raise InputError(name, f"has {X.shape[1]} columns, not a square number", "flattened p x p patches")
@@ -70,8 +80,27 @@ def _check_patches(patches, name="patches") -> tuple[np.ndarray, int]:
 
 
 def surround_ratio(rf: np.ndarray) -> float:
-    """Surround-to-centre mass: the total weight of the opposite sign to the centre pixel over the centre's."""
-    rf = np.asarray(rf, float)
+    r"""Surround-to-centre mass of a receptive field.
+
+    .. math:: \rho = \frac{\sum_i \max(0, -s\,w_i)}{\sum_i \max(0, s\,w_i)},\quad s = \mathrm{sign}(w_{i^*}),\;
+        i^* = \arg\max_i |w_i|
+
+    (the total weight of the sign opposite to the strongest pixel, over that sign's). 0 for a pure blob;
+    1 for a zero-sum filter (complete surround).
+
+    Parameters
+    ----------
+    rf : array (d,)
+        A receptive field (flattened); at least one non-zero finite weight.
+
+    Examples
+    --------
+    >>> float(surround_ratio(np.array([1.0, -0.25, -0.25])))
+    0.5
+    """
+    rf = check_array(rf, "rf", ndim=1, min_rows=1)
+    if not np.any(rf != 0):
+        raise InputError("rf", "is all zeros", "a receptive field with at least one non-zero weight")
     s = np.sign(rf[np.argmax(np.abs(rf))])
     v = rf * s
     return float(-v[v < 0].sum() / v[v > 0].sum())
@@ -151,6 +180,9 @@ class EfficientCodingTheory:
         C = Xc.T @ Xc / (len(X) - 1)
         lam, U = np.linalg.eigh(C)
         lam = np.clip(lam, 0.0, None)
+        if not lam.max() > 0:
+            raise InputError("patches", "have no variance (all patches are identical)",
+                             "natural-image patches that vary")
         self.cov_ = C
         self.eigvals_ = lam
         self.eigvecs_ = U
@@ -186,15 +218,35 @@ class EfficientCodingTheory:
         g[keep] = 1.0 / np.sqrt(lam[keep])
         return (U * g) @ U.T
 
+    def _center_index(self, center) -> int:
+        p = self.patch_size_
+
+        def whole(v, lim):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 0 <= v < lim:
+                raise InputError("center", f"got {center!r}",
+                                 f"a pixel (row, col) with 0 <= row, col < {p} or a flat index 0 <= i < {p * p}")
+            return int(v)
+
+        if isinstance(center, (tuple, list, np.ndarray)) and np.ndim(center) == 1 and len(center) == 2:
+            return whole(center[0], p) * p + whole(center[1], p)
+        if np.ndim(center) == 0 and not isinstance(center, str):
+            return whole(center, p * p)
+        raise InputError("center", f"got {center!r}",
+                         f"a pixel (row, col) with 0 <= row, col < {p} or a flat index 0 <= i < {p * p}")
+
     def receptive_field(self, center=None, noise: float | None = None, sign: int = 1) -> np.ndarray:
         """Unit-norm RF: row ``center`` (pixel (r, c) or flat index) of :math:`W_N`; ``noise`` in mean-variance units."""
         self._check_fitted()
         p = self.patch_size_
         if center is None:
             center = (p // 2, p // 2)
-        idx = center[0] * p + center[1] if np.ndim(center) else int(center)
+        idx = self._center_index(center)
+        if isinstance(sign, bool) or sign not in (1, -1):
+            raise InputError("sign", f"got {sign!r}", "+1 (ON centre) or -1 (OFF centre)")
         if noise is None:
             noise = math.sqrt(self._noise_range()[0] * self._noise_range()[1])
+        else:
+            noise = check_in_range(noise, "noise", 0.0, None)
         w = sign * self.filters(noise * self.noise_unit_)[idx]
         return w / np.linalg.norm(w)
 
@@ -300,12 +352,19 @@ class SparseCodingTheory:
 
     def fit(self, patches) -> "SparseCodingTheory":
         check_option(self.method, "method", ["ica", "dictionary"])
+        max_patches = check_positive_int(self.max_patches, "max_patches", minimum=2)
+        check_in_range(self.alpha, "alpha", 0.0, None)
         X, p = _check_patches(patches)
+        if self.n_components is None:
+            k = min(X.shape[1] - 1, 2 * p * p // 3)
+        else:
+            k = check_positive_int(self.n_components, "n_components")
+            if k > X.shape[1]:
+                raise InputError("n_components", f"is {k} for {X.shape[1]}-pixel patches",
+                                 f"at most {X.shape[1]} filters (the patch dimension)")
         gen = as_generator(self.rng)
-        if len(X) > self.max_patches:
-            X = X[gen.choice(len(X), self.max_patches, replace=False)]
-        k = self.n_components or min(X.shape[1] - 1, 2 * p * p // 3)
-        k = check_positive_int(k, "n_components")
+        if len(X) > max_patches:
+            X = X[gen.choice(len(X), max_patches, replace=False)]
         seed = int(gen.integers(2 ** 31 - 1))
         Xc = X - X.mean(0)
         if self.method == "ica":

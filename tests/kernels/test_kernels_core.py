@@ -5,7 +5,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from iclr26sci.core import InputError
+from iclr26sci.core import InputError, NotFittedError
 from iclr26sci.kernels import (EfficientCodingTheory, FixedFeatureGP, KernelCholeskyError, PixelRBFGP,
                                SparseCodingTheory, TheoryInformedKernel, TheoryTaskSampler, bayes_factor,
                                extract_patches, gpytorch_log_evidence, ift_hypergradient, numpy_log_evidence,
@@ -266,7 +266,7 @@ def test_fit_errors(tik):
         tik.fit(X[:, :30], y)
     with pytest.raises(InputError, match="responses"):
         tik.fit(X, np.ones(20))
-    with pytest.raises(InputError, match="model"):
+    with pytest.raises(NotFittedError, match="TheoryInformedKernel"):
         TheoryInformedKernel().fit(X, y)
     with pytest.raises(InputError, match="response_transform"):
         PixelRBFGP(response_transform="log").fit(X, y)
