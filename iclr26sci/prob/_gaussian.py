@@ -154,7 +154,9 @@ class DiagonalGaussian:
             Embeddings of the same dimension, with as many rows as ``self`` or one row.
         """
         self._check_other(other)
-        return self._finite(np.sum(self.mean * other.mean, axis=-1), "expected dot products")
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = np.sum(self.mean * other.mean, axis=-1)
+        return self._finite(v, "expected dot products")
 
     def dot_variance(self, other: "DiagonalGaussian") -> np.ndarray:
         r"""Variance of :math:`x^\top y` for independent diagonal Gaussians (row-wise):
