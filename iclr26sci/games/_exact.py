@@ -33,13 +33,14 @@ import scipy.sparse as sp
 from iclr26sci.core import InputError, check_in_range, check_option, check_positive_int
 
 from ._game import CITATION, PolymatrixGame
+from ._report import fmt, jsonable, table
 
 __all__ = ["EquilibriumResult", "solve_equilibrium", "zero_sum_lp", "lemke_equilibrium"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EquilibriumResult:
-    """An exact equilibrium with its certificate.
+    """An exact equilibrium with its certificate (returned by :func:`solve_equilibrium`).
 
     Attributes
     ----------
@@ -56,7 +57,18 @@ class EquilibriumResult:
     objective : float
         LP optimum (0 for zero-sum games), ``nan`` for Lemke.
     seconds : float
+        Wall-clock time of the solve.
     info : dict
+        Solver details (iterations, pivots, fallbacks).
+
+    Examples
+    --------
+    >>> from iclr26sci.games import PolymatrixGame, solve_equilibrium
+    >>> res = solve_equilibrium(PolymatrixGame.random(5, 2, payoffs="zero_sum", rng=0))
+    >>> res.certified, res.method
+    (True, 'lp')
+    >>> sorted(res.to_dict())[:3]
+    ['certified', 'citation', 'info']
     """
 
     strategies: object
@@ -71,6 +83,23 @@ class EquilibriumResult:
 
     def __array__(self, dtype=None, copy=None):  # lets np.asarray(result) give the profile
         return np.asarray(self.strategies, dtype=dtype)
+
+    def __repr__(self) -> str:
+        return (f"EquilibriumResult(method={self.method!r}, n_players={len(self.nash_gap)}, "
+                f"max_gap={fmt(self.max_gap)}, certified={self.certified}, seconds={fmt(self.seconds)})")
+
+    def to_dict(self) -> dict:
+        """Every field as plain Python values (the profile as nested lists)."""
+        return jsonable({"strategies": self.strategies, "nash_gap": self.nash_gap, "max_gap": self.max_gap,
+                         "certified": self.certified, "method": self.method, "objective": self.objective,
+                         "seconds": self.seconds, "info": self.info, "citation": self.citation})
+
+    def summary(self) -> str:
+        """Method, certificate and cost, as a short table."""
+        rows = [("method", self.method), ("players", len(self.nash_gap)), ("max Nash gap", self.max_gap),
+                ("certified", self.certified), ("objective", self.objective), ("seconds", self.seconds)]
+        rows += [(k, v) for k, v in self.info.items() if isinstance(v, (int, float, str, bool, np.number))]
+        return table("Exact Nash equilibrium", rows)
 
 
 def _valid_index(game: PolymatrixGame) -> np.ndarray:
@@ -104,7 +133,7 @@ def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndar
             out[valid] = np.clip(x[:k], 0.0, None)
             out = out.reshape(n, amax)
             out /= out.sum(axis=1, keepdims=True)
-            return out, float(x[k:].sum()), {"solver": "highspy IPM (no crossover)"}
+            return out, float(x[k:].sum()) * game._pscale, {"solver": "highspy IPM (no crossover)"}
         method = "highs-ipm"
     bounds = [(0, None)] * k + [(None, None)] * n
     res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=np.ones(n), bounds=bounds, method=method)
@@ -114,7 +143,7 @@ def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndar
     x[valid] = np.clip(res.x[:k], 0.0, None)
     x = x.reshape(n, amax)
     x /= x.sum(axis=1, keepdims=True)
-    return x, float(res.fun), {"solver": f"scipy.linprog({method})", "nit": int(getattr(res, "nit", -1))}
+    return x, float(res.fun) * game._pscale, {"solver": f"scipy.linprog({method})", "nit": int(getattr(res, "nit", -1))}
 
 
 def _highs_ipm_no_crossover(a_ub, a_eq, c, k, n):
@@ -371,7 +400,7 @@ def _proj_simplex_rows(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def _support_solve(game: PolymatrixGame, x: np.ndarray, tol_supp: float, tol_br: float):
     """Exact equilibrium on the supports/best-response sets suggested by x (None if it fails)."""
     n, amax = game._n, game._amax
-    g = game._grad(x, normalize=False)
+    g = game._grad(x, normalize=False) / game._pscale      # the units of game._matrix()
     gm = np.where(game._mask, g, -np.inf)
     best = gm.max(axis=1)
     supp = (x > tol_supp) & game._mask
@@ -455,7 +484,7 @@ def _block_pivot(game: PolymatrixGame, x: np.ndarray, tol: float, max_steps: int
             supp[u, a_] = False
             changed = True
         else:
-            g = game._grad(xfull, normalize=False)
+            g = game._grad(xfull, normalize=False) / game._pscale
             viol = np.where(game._mask & ~supp, g - w[:, None], -np.inf)
             if viol.max() > 1e-12 * max(1.0, np.abs(w).max()):
                 u, a_ = np.unravel_index(np.argmax(viol), viol.shape)
@@ -509,6 +538,22 @@ def _certify(game: PolymatrixGame, x: np.ndarray) -> float:
     return float(game._gap(x, game._grad(x)).max())
 
 
+def _rescaled(game: PolymatrixGame, per_player: bool) -> PolymatrixGame:
+    """A copy of ``game`` with payoffs multiplied by exact powers of two (max entry about 1)."""
+    h = PolymatrixGame.__new__(PolymatrixGame)
+    h.__dict__.update(game.__dict__)
+    if per_player:
+        top = np.zeros(game._n)
+        np.maximum.at(top, game._src, np.abs(game._blocks).max(axis=(1, 2)))
+        expo = np.where(top > 0, np.frexp(np.where(top > 0, top, 1.0))[1], 0)
+        factor = np.ldexp(1.0, -expo)[game._src]
+    else:
+        factor = np.full(game._src.size, 1.0 / game._pscale)
+    h._setup(game._nodes, game._acts, game._src, game._dst, game._blocks * factor[:, None, None], game.normalize,
+             graph=game._graph)
+    return h
+
+
 def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float = 1e-6,
                       max_pivots: int = 100_000, first_order_iters: int = 20_000) -> EquilibriumResult:
     r"""An exact Nash equilibrium of a polymatrix game, with a certificate.
@@ -530,13 +575,28 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
         solve on the identified supports (zero-sum only), falling back to
         ``"ipm"`` (dense games) or the LP when it cannot certify;
         ``"lemke"`` works for every game (small N).
-    tol : float
+    tol : float > 0
         Certificate: the returned profile has ``max_i gap_i < tol``
         (``certified`` is False otherwise, e.g. when Lemke hits ``max_pivots``).
+    max_pivots : int >= 1
+        Cap on Lemke's complementary pivots (general-sum games).
+    first_order_iters : int >= 1
+        Cap on the gradient-play iterations of ``method="support"``.
 
     Returns
     -------
     EquilibriumResult
+
+    Examples
+    --------
+    >>> from iclr26sci.games import PolymatrixGame, solve_equilibrium
+    >>> zs = PolymatrixGame.random(30, 3, p=0.3, payoffs="zero_sum", rng=0)
+    >>> r = solve_equilibrium(zs)
+    >>> r.method, r.certified, bool(abs(r.objective) < 1e-7)
+    ('lp', True, True)
+    >>> gs = PolymatrixGame.random(5, 2, payoffs="uniform", rng=0)
+    >>> solve_equilibrium(gs).method
+    'lemke'
 
     References
     ----------
@@ -556,6 +616,17 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
         raise InputError("method", f"{method!r} needs a zero-sum game but this game is not zero-sum",
                          "method='lemke' or 'auto' for general-sum games")
     t0 = time.perf_counter()
+    if game._pscale != 1.0:
+        # payoffs near the float range: solve an exactly rescaled copy (powers of two; per player for
+        # general-sum games, where each player's payoffs may be scaled on their own, globally for
+        # zero-sum ones), which has the same equilibria, and certify in the original game
+        res = solve_equilibrium(_rescaled(game, per_player=not zs), method, tol=tol, max_pivots=max_pivots,
+                                first_order_iters=first_order_iters)
+        x = game._pad(res.strategies)
+        gaps = game._gap(x, game._grad(x))
+        obj = res.objective * game._pscale if zs else float("nan")
+        return EquilibriumResult(res.strategies, gaps, float(gaps.max()), bool(gaps.max() < tol), res.method, obj,
+                                 time.perf_counter() - t0, {**res.info, "rescaled": True})
     info: dict = {}
     if method == "auto":
         if zs:
@@ -699,7 +770,33 @@ def lemke_equilibrium(game: PolymatrixGame, *, max_pivots: int = 100_000) -> tup
 
     Returns the padded profile (N, Amax) and an info dict; the dense tableau
     has size :math:`(\sum_i A_i+2N)^2`, so this is for small and medium games.
+
+    Parameters
+    ----------
+    game : PolymatrixGame
+        Any polymatrix game (general-sum), with :math:`\sum_i A_i + N \le 6000`.
+    max_pivots : int >= 1
+        Cap on complementary pivots; at the cap the uniform profile is returned with
+        ``info["status"] == "pivot cap"``.
+
+    Returns
+    -------
+    x : ndarray (N, Amax)
+        The equilibrium profile (padded).
+    info : dict
+        ``pivots``, ``status``, ``lcp_size`` and whether the exact support solve polished it.
+
+    Examples
+    --------
+    >>> from iclr26sci.games import PolymatrixGame, lemke_equilibrium
+    >>> g = PolymatrixGame.random(4, 2, rng=0)
+    >>> x, info = lemke_equilibrium(g)
+    >>> info["status"], bool(g.nash_gap(x).max() < 1e-9)
+    ('solved', True)
     """
+    if not isinstance(game, PolymatrixGame):
+        raise InputError("game", f"got {type(game).__name__}", "a PolymatrixGame")
+    max_pivots = check_positive_int(max_pivots, "max_pivots")
     n, amax = game._n, game._amax
     valid = _valid_index(game)
     k = valid.size

@@ -14,7 +14,15 @@ from typing import Any, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
+from iclr26sci.core import (
+    InputError,
+    as_generator,
+    check_bool,
+    check_in_range,
+    check_memory,
+    check_option,
+    check_positive_int,
+)
 
 __all__ = ["PolymatrixGame", "CITATION"]
 
@@ -26,18 +34,56 @@ _PAYOFFS = ("uniform", "zero_sum", "coordination")
 
 
 # ----------------------------------------------------------------------------- graph generators
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _check_normalize(normalize: Any) -> bool | None:
+    """``None`` (use the game's own setting) or a real bool."""
+    return None if normalize is None else check_bool(normalize, "normalize")
+
+
 def _er_edges(n: int, p: float, rng: np.random.Generator) -> np.ndarray:
-    """Edges (i < j) of G(n, p), drawn row by row (O(n^2) time, O(|E|) memory)."""
-    out = []
-    for i in range(n - 1):
-        m = n - 1 - i
-        if p >= 1.0:
-            js = np.arange(i + 1, n)
-        else:
-            js = i + 1 + np.flatnonzero(rng.random(m) < p)
-        if js.size:
-            out.append(np.column_stack([np.full(js.size, i), js]))
-    return np.concatenate(out).astype(np.int64) if out else np.zeros((0, 2), np.int64)
+    """Edges (i < j) of G(n, p).
+
+    Up to 2e8 pairs: drawn row by row (O(n^2) time, O(|E|) memory). Beyond, the exact two-stage
+    draw: the number of edges ~ Binomial(n(n-1)/2, p), then that many distinct pairs uniformly
+    (the edge set of G(n, p) given its size is a uniform subset), in O(|E|) time and memory."""
+    pairs = n * (n - 1) // 2
+    if p >= 1.0 or pairs <= 200_000_000:
+        out = []
+        for i in range(n - 1):
+            m = n - 1 - i
+            if p >= 1.0:
+                js = np.arange(i + 1, n)
+            else:
+                js = i + 1 + np.flatnonzero(rng.random(m) < p)
+            if js.size:
+                out.append(np.column_stack([np.full(js.size, i), js]))
+        return np.concatenate(out).astype(np.int64) if out else np.zeros((0, 2), np.int64)
+    m = int(rng.binomial(pairs, p))
+    lin = np.sort(rng.choice(pairs, size=m, replace=False)).astype(np.int64)
+    return _pairs_from_linear(lin, n)
+
+
+def _pairs_from_linear(lin: np.ndarray, n: int) -> np.ndarray:
+    """Pairs (i, j), i < j, of the row-major enumeration 0..n(n-1)/2-1 of the upper triangle."""
+    lin = np.asarray(lin, dtype=np.int64)
+    # row i holds lin in [S(i), S(i+1)), S(i) = i(2n - i - 1)/2; float guess, then an exact fix-up
+    i = np.floor(((2 * n - 1) - np.sqrt(np.maximum((2.0 * n - 1) ** 2 - 8.0 * lin, 0.0))) / 2).astype(np.int64)
+    i = np.clip(i, 0, n - 2)
+    for _ in range(2):
+        start = i * (2 * n - i - 1) // 2
+        i = np.where(start > lin, i - 1, i)
+        nxt = (i + 1) * (2 * n - i - 2) // 2
+        i = np.where(nxt <= lin, i + 1, i)
+    start = i * (2 * n - i - 1) // 2
+    j = lin - start + i + 1
+    return np.column_stack([i, j]).astype(np.int64)
 
 
 def _circulant_edges(n: int, degree: int) -> np.ndarray:
@@ -75,8 +121,8 @@ class PolymatrixGame:
     Parameters
     ----------
     graph : networkx.Graph
-        Undirected graph without self-loops; its nodes are the players (any
-        hashable labels, ordered as ``list(graph.nodes)``).
+        Who plays whom: an undirected graph without self-loops; its nodes are the players
+        (any hashable labels, ordered as ``list(graph.nodes)``).
     payoffs : mapping
         ``{(i, j): M_ij}`` for every edge in both directions, ``M_ij`` of shape
         ``(A_i, A_j)`` (player *i*'s payoffs). With ``zero_sum=True`` a
@@ -85,7 +131,8 @@ class PolymatrixGame:
         Actions per player; needed only for isolated players (default 2 for them
         when nothing else is known).
     normalize : bool
-        Divide utilities by the degree (default ``True``).
+        Divide utilities by the degree (default ``True``), so that a player's utility stays
+        in the range of its payoffs however many neighbours it has.
     zero_sum : bool, optional
         Declare the game zero-sum (:math:`\sum_i u_i(s)=0` for every pure
         profile); checked exactly, and an :class:`InputError` is raised if false.
@@ -96,6 +143,18 @@ class PolymatrixGame:
        Polymatrix Games", ICLR 2026, arXiv:2503.09538.
     .. [2] Cai, Candogan, Daskalakis & Papadimitriou, "Zero-sum polymatrix games: a
        generalization of minmax", Math. Oper. Res. 41(2), 2016.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from iclr26sci.games import PolymatrixGame
+    >>> pennies = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    >>> g = PolymatrixGame(nx.path_graph(3), {(0, 1): pennies, (1, 2): pennies}, zero_sum=True)
+    >>> g.n_players, g.n_edges, g.is_zero_sum()
+    (3, 2, True)
+    >>> g.nash_gap(g.uniform_strategy())
+    array([0., 0., 0.])
     """
 
     citation = CITATION
@@ -118,6 +177,9 @@ class PolymatrixGame:
             raise InputError("graph", "has self-loops", "a graph without self-loops")
         if not isinstance(payoffs, Mapping):
             raise InputError("payoffs", f"got {type(payoffs).__name__}", "a dict {(i, j): M_ij}")
+        normalize = check_bool(normalize, "normalize")
+        if zero_sum is not None:
+            zero_sum = check_bool(zero_sum, "zero_sum")
         nodes = list(graph.nodes)
         index = {v: k for k, v in enumerate(nodes)}
         n = len(nodes)
@@ -127,12 +189,16 @@ class PolymatrixGame:
             if not (isinstance(key, tuple) and len(key) == 2):
                 raise InputError("payoffs", f"key {key!r} is not a pair (i, j)", "keys (i, j) of graph edges")
             i, j = key
-            if i not in index or j not in index:
+            if not (_hashable(i) and _hashable(j)) or i not in index or j not in index:
                 raise InputError("payoffs", f"key {key!r} names a node not in the graph", "keys (i, j) of graph edges")
             if not graph.has_edge(i, j):
                 raise InputError("payoffs", f"({i!r}, {j!r}) is not an edge of the graph",
                                  "payoff blocks only for edges")
-            arr = np.asarray(m, dtype=float) if not isinstance(m, np.ndarray) else m.astype(float, copy=False)
+            try:
+                arr = np.asarray(m, dtype=float) if not isinstance(m, np.ndarray) else m.astype(float, copy=False)
+            except (TypeError, ValueError):
+                raise InputError("payoffs", f"block ({i!r}, {j!r}) has ragged or non-numeric entries",
+                                 "a rectangular (A_i, A_j) matrix of real numbers") from None
             if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
                 raise InputError("payoffs", f"block ({i!r}, {j!r}) has shape {arr.shape}", "a 2-D (A_i, A_j) matrix")
             if not np.all(np.isfinite(arr)):
@@ -154,7 +220,11 @@ class PolymatrixGame:
                                      "blocks of shape (A_i, A_j) consistent across edges")
         if n_actions is not None:
             if isinstance(n_actions, Mapping):
-                req = {index[k]: check_positive_int(v, "n_actions") for k, v in n_actions.items() if k in index}
+                unknown = [k for k in n_actions if not _hashable(k) or k not in index]
+                if unknown:
+                    raise InputError("n_actions", f"names {unknown[:3]!r}, not players of the graph",
+                                     "keys that are node labels of the graph")
+                req = {index[k]: check_positive_int(v, "n_actions") for k, v in n_actions.items()}
             else:
                 a0 = check_positive_int(n_actions, "n_actions")
                 req = {k: a0 for k in range(n)}
@@ -199,26 +269,61 @@ class PolymatrixGame:
         self._deg = np.bincount(self._src, minlength=self._n).astype(np.int64)
         self._mask = np.arange(self._amax)[None, :] < self._acts[:, None]
         self.normalize = bool(normalize)
+        # exact power-of-two scale of the payoffs, so that sums over edges cannot overflow
+        # (payoffs near 1e308): every product with the scaled blocks is multiplied back at the end
+        big = float(np.abs(self._blocks).max()) if self._blocks.size else 0.0
+        self._pscale = 1.0 if big < 1e150 else float(2.0 ** (np.frexp(big)[1] - 2))
         self._graph = graph
         self._big = None
         self._rev = None
 
     @classmethod
     def from_arrays(cls, n_players: int, edges: Any, blocks_ij: Any, blocks_ji: Any, *, normalize: bool = True,
-                    nodes: list | None = None) -> "PolymatrixGame":
+                    nodes: list | None = None, n_actions: int | None = None) -> "PolymatrixGame":
         r"""Fast constructor for games with equal action counts.
 
         Parameters
         ----------
-        n_players : int
+        n_players : int >= 1
+            Number of players N (indexed 0..N-1).
         edges : array (E, 2) of int
             Undirected edges ``(i, j)``, each listed once, no self-loops or duplicates.
         blocks_ij, blocks_ji : arrays (E, A, A)
-            ``blocks_ij[e]`` is :math:`M_{ij}` and ``blocks_ji[e]`` is :math:`M_{ji}`
-            for ``edges[e] = (i, j)``.
+            ``blocks_ij[e]`` is :math:`M_{ij}` (player i's payoffs against j) and
+            ``blocks_ji[e]`` is :math:`M_{ji}` for ``edges[e] = (i, j)``.
+        normalize : bool
+            Divide each player's utility by its degree (default True).
+        nodes : list, optional
+            N distinct hashable player labels (default ``0..N-1``).
+        n_actions : int, optional
+            Actions per player when ``edges`` is empty (otherwise read from the blocks).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from iclr26sci.games import PolymatrixGame
+        >>> m = np.array([[[1.0, -1.0], [-1.0, 1.0]]])          # matching pennies on one edge
+        >>> g = PolymatrixGame.from_arrays(2, [[0, 1]], m, -m.transpose(0, 2, 1))
+        >>> g, g.is_zero_sum()
+        (PolymatrixGame(n_players=2, n_edges=1, n_actions=2, normalize=True), True)
         """
         n = check_positive_int(n_players, "n_players")
-        e = np.asarray(edges)
+        normalize = check_bool(normalize, "normalize")
+        if nodes is not None:
+            try:
+                nodes = list(nodes)
+            except TypeError:
+                raise InputError("nodes", f"got {type(nodes).__name__}", f"a list of {n} player labels") from None
+            if len(nodes) != n:
+                raise InputError("nodes", f"has {len(nodes)} labels for {n} players", f"exactly {n} labels")
+            if not all(_hashable(v) for v in nodes):
+                raise InputError("nodes", "contains unhashable labels", "hashable player labels")
+            if len(set(nodes)) != n:
+                raise InputError("nodes", "contains duplicate labels", "distinct player labels")
+        try:
+            e = np.asarray(edges)
+        except (TypeError, ValueError):
+            raise InputError("edges", "has ragged or non-numeric entries", "an (E, 2) integer array") from None
         if e.size == 0:
             e = e.reshape(0, 2)
         if e.ndim != 2 or e.shape[1] != 2 or (e.size and not np.issubdtype(e.dtype, np.integer)):
@@ -231,8 +336,13 @@ class PolymatrixGame:
         key = np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1])
         if np.unique(key).size != key.size:
             raise InputError("edges", "contains duplicate edges", "each undirected edge once")
-        bij = np.asarray(blocks_ij, dtype=float)
-        bji = np.asarray(blocks_ji, dtype=float)
+        bs = []
+        for name, b in (("blocks_ij", blocks_ij), ("blocks_ji", blocks_ji)):
+            try:
+                bs.append(np.asarray(b, dtype=float))
+            except (TypeError, ValueError):
+                raise InputError(name, "has ragged or non-numeric entries", f"a ({len(e)}, A, A) float array") from None
+        bij, bji = bs
         for name, b in (("blocks_ij", bij), ("blocks_ji", bji)):
             if b.ndim != 3 or b.shape[0] != len(e) or b.shape[1] != b.shape[2]:
                 raise InputError(name, f"has shape {b.shape}", f"({len(e)}, A, A) square blocks")
@@ -240,7 +350,13 @@ class PolymatrixGame:
                 raise InputError(name, "contains NaN or infinite values", "finite payoffs")
         if bij.shape != bji.shape:
             raise InputError("blocks_ji", f"has shape {bji.shape} but blocks_ij has {bij.shape}", "equal shapes")
-        a = bij.shape[1] if len(e) else 2
+        if n_actions is not None:
+            a = check_positive_int(n_actions, "n_actions")
+            if len(e) and a != bij.shape[1]:
+                raise InputError("n_actions", f"got {a} but the blocks are {bij.shape[1]}x{bij.shape[1]}",
+                                 "the blocks' size (or None)")
+        else:
+            a = bij.shape[1] if len(e) else 2
         g = cls.__new__(cls)
         src = np.concatenate([e[:, 0], e[:, 1]])
         dst = np.concatenate([e[:, 1], e[:, 0]])
@@ -256,7 +372,10 @@ class PolymatrixGame:
 
         Parameters
         ----------
-        n_players, n_actions : int
+        n_players : int >= 1
+            Number of players N.
+        n_actions : int >= 2
+            Actions per player A (the same for all).
         graph : {"erdos_renyi", "complete", "random_regular", "circulant"} or networkx.Graph
             ``"erdos_renyi"`` joins each pair with probability ``p`` (dense
             regime); ``"circulant"`` is the ring lattice of even ``degree``
@@ -267,24 +386,55 @@ class PolymatrixGame:
             ``"zero_sum"``: :math:`M_{ij}\sim U[-1,1]`, :math:`M_{ji}=-M_{ij}^\top`;
             ``"coordination"``: :math:`M_{ij}\sim U[0,1]`, :math:`M_{ji}=M_{ij}^\top`
             (identical interests on every edge: a potential game).
+        p : float in [0, 1]
+            Edge probability of ``"erdos_renyi"``.
+        degree : int
+            Degree of ``"circulant"`` (even) and ``"random_regular"`` graphs.
+        normalize : bool
+            Divide each player's utility by its degree (default True).
         rng : seed or Generator
+            Source of the graph and payoffs (SPEC 7).
+
+        Notes
+        -----
+        The estimated size of the payoff storage is checked before anything is drawn: a
+        request beyond half the machine's memory (``random(10**7, graph="complete")``) raises
+        an :class:`~iclr26sci.core.InputError` giving the size. Above 2e8 candidate pairs
+        the Erdos-Renyi graph is drawn in O(|E|) (Binomial edge count, then uniform pairs).
+
+        Examples
+        --------
+        >>> from iclr26sci.games import PolymatrixGame
+        >>> g = PolymatrixGame.random(100, 3, graph="circulant", degree=6, payoffs="zero_sum", rng=0)
+        >>> g.n_edges, int(g.degree.max()), g.is_pairwise_zero_sum()
+        (300, 6, True)
         """
         n = check_positive_int(n_players, "n_players")
         a = check_positive_int(n_actions, "n_actions", minimum=2)
         check_option(payoffs, "payoffs", _PAYOFFS)
+        normalize = check_bool(normalize, "normalize")
         gen = as_generator(rng)
         nodes = None
         if isinstance(graph, str):
             check_option(graph, "graph", _GRAPHS)
-            if graph == "erdos_renyi":
-                p = check_in_range(p, "p", 0.0, 1.0)
-                edges = _er_edges(n, p, gen)
-            elif graph == "complete":
-                edges = _er_edges(n, 1.0, gen)
+            pairs = n * (n - 1) / 2.0
+            if graph in ("erdos_renyi", "complete"):
+                q = 1.0 if graph == "complete" else check_in_range(p, "p", 0.0, 1.0)
+                m_est = q * pairs + 6.0 * np.sqrt(q * (1 - q) * pairs)
             else:
                 d = check_positive_int(degree, "degree")
                 if d >= n:
                     raise InputError("degree", f"got {d} with {n} players", "degree < n_players")
+                m_est = n * d / 2.0
+            # two payoff blocks per edge, drawn, concatenated and sorted (about 3 copies), plus indices
+            check_memory(m_est * (6.0 * a * a * 8 + 64), "n_players",
+                         f"the payoff blocks of a {graph} game with {n} players and {a} actions "
+                         f"(about {m_est:.3g} edges)")
+            if graph == "erdos_renyi":
+                edges = _er_edges(n, q, gen)
+            elif graph == "complete":
+                edges = _er_edges(n, 1.0, gen)
+            else:
                 if graph == "circulant":
                     if d % 2:
                         raise InputError("degree", f"got odd degree {d} for a circulant graph", "an even degree")
@@ -301,6 +451,8 @@ class PolymatrixGame:
             nodes = list(graph.nodes)
             if len(nodes) != n:
                 raise InputError("n_players", f"got {n} but the graph has {len(nodes)} nodes", "equal counts")
+            check_memory(graph.number_of_edges() * (6.0 * a * a * 8 + 64), "graph",
+                         f"the payoff blocks of {graph.number_of_edges()} edges with {a} actions")
             idx = {v: k for k, v in enumerate(nodes)}
             edges = np.array([(idx[u], idx[v]) for u, v in graph.edges() if u != v], dtype=np.int64).reshape(-1, 2)
         m = len(edges)
@@ -313,12 +465,13 @@ class PolymatrixGame:
         else:
             bij = gen.random((m, a, a))
             bji = np.transpose(bij, (0, 2, 1)).copy()
-        g = cls.from_arrays(n, edges, bij, bji, normalize=normalize, nodes=nodes)
+        g = cls.from_arrays(n, edges, bij, bji, normalize=normalize, nodes=nodes, n_actions=a)
         return g
 
     # ------------------------------------------------------------------ structure
     @property
     def n_players(self) -> int:
+        """Number of players N."""
         return self._n
 
     @property
@@ -344,6 +497,7 @@ class PolymatrixGame:
 
     @property
     def n_edges(self) -> int:
+        """Number of undirected edges |E|."""
         return int(np.count_nonzero(self._src < self._dst))
 
     @property
@@ -353,6 +507,7 @@ class PolymatrixGame:
 
     @property
     def equal_actions(self) -> bool:
+        """Whether every player has the same number of actions (strategies are then an (N, A) array)."""
         return bool(np.all(self._acts == self._amax))
 
     @property
@@ -375,7 +530,7 @@ class PolymatrixGame:
     def _idx(self, v: Any, name: str) -> int:
         if self._index is None:
             self._index = {u: k for k, u in enumerate(self._nodes)}
-        if v not in self._index:
+        if not _hashable(v) or v not in self._index:
             raise InputError(name, f"{v!r} is not a player of the game", "a node label of the graph")
         return self._index[v]
 
@@ -388,7 +543,20 @@ class PolymatrixGame:
         return pos
 
     def payoff(self, i: Any, j: Any) -> np.ndarray:
-        """Player ``i``'s payoff matrix :math:`M_{ij}` (shape ``(A_i, A_j)``) on edge ``(i, j)``."""
+        """Player ``i``'s payoff matrix :math:`M_{ij}` (shape ``(A_i, A_j)``) on edge ``(i, j)``.
+
+        Parameters
+        ----------
+        i, j : node labels
+            The player whose payoffs are returned, and its neighbour.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import dominant_flip_witness
+        >>> dominant_flip_witness().game.payoff(1, 0)
+        array([[1., 0.],
+               [0., 1.]])
+        """
         a, b = self._idx(i, "i"), self._idx(j, "j")
         e = self._edge_id(a, b)
         if e < 0:
@@ -396,6 +564,14 @@ class PolymatrixGame:
         return self._blocks[e, : self._acts[a], : self._acts[b]].copy()
 
     def neighbors(self, i: Any) -> list:
+        """Labels of player ``i``'s neighbours.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import dominant_flip_witness
+        >>> dominant_flip_witness(n_extra=1).game.neighbors(1)
+        [0, 2]
+        """
         a = self._idx(i, "i")
         lo, hi = np.searchsorted(self._src, [a, a + 1])
         return [self._nodes[k] for k in self._dst[lo:hi]]
@@ -410,11 +586,12 @@ class PolymatrixGame:
             cols = (self._dst[:, None, None] * a + np.arange(a)[None, None, :])
             rows = np.broadcast_to(rows, (e, a, a)).ravel()
             cols = np.broadcast_to(cols, (e, a, a)).ravel()
-            self._big = sp.csr_matrix((self._blocks.ravel(), (rows, cols)), shape=(self._n * a, self._n * a))
+            vals = self._blocks.ravel() if self._pscale == 1.0 else self._blocks.ravel() / self._pscale
+            self._big = sp.csr_matrix((vals, (rows, cols)), shape=(self._n * a, self._n * a))
         return self._big
 
     def _scale(self, normalize: bool | None) -> np.ndarray:
-        norm = self.normalize if normalize is None else bool(normalize)
+        norm = self.normalize if normalize is None else check_bool(normalize, "normalize")
         if not norm:
             return np.ones(self._n)
         return 1.0 / np.maximum(self._deg, 1)
@@ -424,7 +601,8 @@ class PolymatrixGame:
         lead = x.shape[:-2]
         flat = x.reshape(-1, self._n * self._amax).T
         g = (self._matrix() @ flat).T.reshape(*lead, self._n, self._amax)
-        return g * self._scale(normalize)[:, None]
+        g = g * self._scale(normalize)[:, None]
+        return g if self._pscale == 1.0 else g * self._pscale
 
     def _gap(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
         best = np.where(self._mask, g, -np.inf).max(axis=-1)
@@ -432,6 +610,15 @@ class PolymatrixGame:
 
     # ------------------------------------------------------------------ strategies
     def uniform_strategy(self):
+        """Uniform play: every player mixes all its actions equally (the baseline a private answer must beat).
+
+        Examples
+        --------
+        >>> from iclr26sci.games import PolymatrixGame
+        >>> PolymatrixGame.random(2, 2, p=1.0, rng=0).uniform_strategy()
+        array([[0.5, 0.5],
+               [0.5, 0.5]])
+        """
         x = self._mask / self._acts[:, None]
         return self._unpad(x)
 
@@ -476,17 +663,54 @@ class PolymatrixGame:
 
     # ------------------------------------------------------------------ public evaluation
     def payoff_vector(self, x: Any, i: Any = None, *, normalize: bool | None = None):
-        r"""Payoff vector :math:`g_i(x)=\frac1{d_i}\sum_{j\in N(i)}M_{ij}x_j` (all players when ``i`` is None)."""
+        r"""Payoff vector :math:`g_i(x)=\frac1{d_i}\sum_{j\in N(i)}M_{ij}x_j` (all players when ``i`` is None).
+
+        Entry ``a`` is what player ``i`` would earn by playing action ``a`` against the others' ``x``.
+
+        Parameters
+        ----------
+        x : array (N, A) or list of N vectors
+            A mixed-strategy profile (one row per player on its simplex).
+        i : node label, optional
+            A single player.
+        normalize : bool, optional
+            Override the game's degree normalisation.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import dominant_flip_witness
+        >>> g = dominant_flip_witness().game
+        >>> g.payoff_vector([[1.0, 0.0], [0.5, 0.5]], 1)
+        array([1., 0.])
+        """
+        _check_normalize(normalize)
         xp = self._pad(x)
         if i is not None:
             a = self._idx(i, "i")
             lo, hi = np.searchsorted(self._src, [a, a + 1])
-            g = np.einsum("eab,eb->a", self._blocks[lo:hi], xp[self._dst[lo:hi]])
-            return g[: self._acts[a]] * self._scale(normalize)[a]
+            g = np.einsum("eab,eb->a", self._blocks[lo:hi] / self._pscale, xp[self._dst[lo:hi]])
+            return g[: self._acts[a]] * self._scale(normalize)[a] * self._pscale
         return self._unpad(self._grad(xp, normalize))
 
     def utility(self, x: Any, i: Any = None, *, normalize: bool | None = None):
-        r"""Utility :math:`u_i(x)=\langle x_i, g_i(x)\rangle` (vector over players when ``i`` is None)."""
+        r"""Utility :math:`u_i(x)=\langle x_i, g_i(x)\rangle` (vector over players when ``i`` is None).
+
+        Parameters
+        ----------
+        x : array (N, A) or list of N vectors
+            A mixed-strategy profile.
+        i : node label, optional
+            A single player.
+        normalize : bool, optional
+            Override the game's degree normalisation.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import dominant_flip_witness
+        >>> dominant_flip_witness().game.utility([[1.0, 0.0], [0.5, 0.5]])
+        array([1. , 0.5])
+        """
+        _check_normalize(normalize)
         xp = self._pad(x)
         if i is not None:
             a = self._idx(i, "i")
@@ -498,13 +722,43 @@ class PolymatrixGame:
         r"""Per-player Nash gap :math:`\max_a g_i(x)_a-\langle x_i,g_i(x)\rangle`, shape (N,).
 
         ``.max()`` is the exploitability / Nash gap of the profile, ``.mean()``
-        and ``.sum()`` its averages.
+        and ``.sum()`` its averages. Zero for every player exactly at a Nash equilibrium.
+
+        Parameters
+        ----------
+        x : array (N, A), list of N vectors, or a result with ``strategies``
+            A mixed-strategy profile.
+        normalize : bool, optional
+            Override the game's degree normalisation.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import dominant_flip_witness
+        >>> g = dominant_flip_witness().game
+        >>> g.nash_gap([[1.0, 0.0], [0.5, 0.5]])                  # the follower should match
+        array([0. , 0.5])
         """
+        _check_normalize(normalize)
         xp = self._pad(x)
         return self._gap(xp, self._grad(xp, normalize))
 
     def best_response(self, x: Any, *, normalize: bool | None = None) -> np.ndarray:
-        """Index of a best-response action for every player, shape (N,)."""
+        """Index of a best-response action for every player, shape (N,).
+
+        Parameters
+        ----------
+        x : array (N, A) or list of N vectors
+            The profile the players respond to.
+        normalize : bool, optional
+            Override the game's degree normalisation (does not change best responses).
+
+        Examples
+        --------
+        >>> from iclr26sci.games import dominant_flip_witness
+        >>> dominant_flip_witness().neighbor.best_response([[0.0, 1.0], [1.0, 0.0]])
+        array([1, 1])
+        """
+        _check_normalize(normalize)
         xp = self._pad(x)
         g = self._grad(xp, normalize)
         return np.where(self._mask, g, -np.inf).argmax(axis=1)
@@ -517,7 +771,8 @@ class PolymatrixGame:
         fwd = np.flatnonzero(self._src < self._dst)
         rev = np.searchsorted(key, self._dst[fwd] * n + self._src[fwd])
         u, v = self._src[fwd], self._dst[fwd]
-        b = self._blocks[fwd] + np.transpose(self._blocks[rev], (0, 2, 1))
+        bl = self._blocks if self._pscale == 1.0 else self._blocks / self._pscale
+        b = bl[fwd] + np.transpose(bl[rev], (0, 2, 1))
         mu = self._mask[u].astype(float)
         mv = self._mask[v].astype(float)
         au, av = self._acts[u].astype(float), self._acts[v].astype(float)
@@ -534,22 +789,49 @@ class PolymatrixGame:
         :math:`\sum_e B_e[s_i,s_j]`; it vanishes identically iff every
         :math:`B_e` has no interaction term, the main effects attached to each
         player cancel, and the constants add to zero.
+
+        Parameters
+        ----------
+        tol : float >= 0
+            Absolute tolerance, relative to the largest payoff.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import PolymatrixGame
+        >>> PolymatrixGame.random(6, 2, payoffs="zero_sum", rng=0).is_zero_sum()
+        True
+        >>> PolymatrixGame.random(6, 2, payoffs="coordination", rng=0).is_zero_sum()
+        False
         """
+        tol = check_in_range(tol, "tol", 0.0)
         if self._src.size == 0:
             return True
         u, v, row, col, grand, inter, mu, mv = self._anova()
-        scale = max(1.0, float(np.abs(self._blocks).max()))
+        scale = max(1.0, float(np.abs(self._blocks).max()) / self._pscale)
         if np.abs(inter).max() > tol * scale:
             return False
         eff = np.zeros((self._n, self._amax))
         np.add.at(eff, u, (row - grand[:, None]) * mu)
         np.add.at(eff, v, (col - grand[:, None]) * mv)
-        if np.abs(eff).max() > tol * scale * max(1, self._deg.max()):
+        if np.abs(eff).max() > tol * scale * max(1, int(self._deg.max())):
             return False
-        return abs(grand.sum()) <= tol * scale * max(1, grand.size)
+        return bool(abs(grand.sum()) <= tol * scale * max(1, grand.size))
 
     def is_pairwise_zero_sum(self, tol: float = 1e-9) -> bool:
-        r""":math:`M_{ji}=-M_{ij}^\top` on every edge."""
+        r""":math:`M_{ji}=-M_{ij}^\top` on every edge (a sufficient condition for zero-sum).
+
+        Parameters
+        ----------
+        tol : float >= 0
+            Absolute tolerance on every entry.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import PolymatrixGame
+        >>> PolymatrixGame.random(6, 2, payoffs="zero_sum", rng=0).is_pairwise_zero_sum()
+        True
+        """
+        tol = check_in_range(tol, "tol", 0.0)
         n = self._n
         key = self._src * n + self._dst
         rev = np.searchsorted(key, self._dst * n + self._src)
@@ -560,8 +842,21 @@ class PolymatrixGame:
         """Payoff tensors of the expanded normal form, one (A_1, ..., A_N) array per player.
 
         Size :math:`N\\prod_i A_i`; refused above 2e6 cells.
+
+        Parameters
+        ----------
+        normalize : bool, optional
+            Override the game's degree normalisation.
+
+        Examples
+        --------
+        >>> from iclr26sci.games import PolymatrixGame
+        >>> t = PolymatrixGame.random(3, 2, p=1.0, rng=0).to_normal_form()
+        >>> len(t), t[0].shape
+        (3, (2, 2, 2))
         """
-        cells = int(np.prod(self._acts.astype(float)))
+        _check_normalize(normalize)
+        cells = float(np.prod(self._acts.astype(float)))
         if cells > 2_000_000:
             raise InputError("game", f"normal form would have {cells} cells per player", "at most 2e6 cells")
         sc = self._scale(normalize)
