@@ -5,23 +5,41 @@ cross-fitted one-step (efficient, Neyman-orthogonal) estimator as a per-unit, pe
 score matrix, confounding-robust policy learning, improvement certificates, the
 breakdown Gamma, and the baselines DM / IPW / DR / Kallus-Zhou.
 """
-from ._baselines import KallusZhouLearner, max_weighted_ratio, msm_weight_bounds, zsb_apo_bound
-from ._confound import induce_confounding, rct_policy_value, split_rct
-from ._msm import (CITATION, dm_scores, dr_scores, efficient_scores, gaussian_capo_bound, ipw_scores, kappa,
-                   msm_weights, paper_to_centered, plugin_scores, quantile_level, sharp_capo_bound)
-from ._nuisance import CrossFitNuisances, NuisanceModels, SmoothedQuantileRegressor, cross_fit_nuisances
-from ._policy import FixedPolicy, SoftmaxLinearPolicy, TreePolicy, as_policy_matrix
-from ._sharp import (BreakdownResult, ImprovementCertificate, SharpPolicyLearner, ValueBounds, breakdown_gamma,
-                     policy_improvement, policy_value, score_matrix, sensitivity_curve, sharp_value_bounds)
-from ._sim import simulate_paper_dgp, simulate_v1, v1_capo_bound, v1_nuisances, v1_true_value
+import importlib
+
+# Public name -> private module. Nothing heavy (scikit-learn, scipy.stats, torch) is imported by
+# ``import iclr26sci.causal``: each module loads on first access to one of its names (PEP 562).
+_WHERE = {
+    "KallusZhouLearner": "_baselines", "max_weighted_ratio": "_baselines", "msm_weight_bounds": "_baselines",
+    "zsb_apo_bound": "_baselines",
+    "induce_confounding": "_confound", "rct_policy_value": "_confound", "split_rct": "_confound",
+    "CITATION": "_msm", "dm_scores": "_msm", "dr_scores": "_msm", "efficient_scores": "_msm",
+    "gaussian_capo_bound": "_msm", "ipw_scores": "_msm", "kappa": "_msm", "msm_weights": "_msm",
+    "paper_to_centered": "_msm", "plugin_scores": "_msm", "quantile_level": "_msm", "sharp_capo_bound": "_msm",
+    "CrossFitNuisances": "_nuisance", "NuisanceModels": "_nuisance", "SmoothedQuantileRegressor": "_nuisance",
+    "cross_fit_nuisances": "_nuisance",
+    "FixedPolicy": "_policy", "SoftmaxLinearPolicy": "_policy", "TreePolicy": "_policy",
+    "as_policy_matrix": "_policy",
+    "BreakdownResult": "_sharp", "ImprovementCertificate": "_sharp", "SharpPolicyLearner": "_sharp",
+    "ValueBounds": "_sharp", "breakdown_gamma": "_sharp", "policy_improvement": "_sharp", "policy_value": "_sharp",
+    "score_matrix": "_sharp", "sensitivity_curve": "_sharp", "sharp_value_bounds": "_sharp",
+    "simulate_paper_dgp": "_sim", "simulate_v1": "_sim", "v1_capo_bound": "_sim", "v1_nuisances": "_sim",
+    "v1_true_value": "_sim",
+    "MLPPolicy": "_mlp", "MLPClassifier64": "_mlp", "MLPRegressor64": "_mlp",   # these load torch
+}
 
 
-def __getattr__(name):  # the torch MLP pieces load torch only when asked for
-    if name in ("MLPPolicy", "MLPClassifier64", "MLPRegressor64"):
-        from . import _mlp
+def __getattr__(name):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value
 
-        return getattr(_mlp, name)
-    raise AttributeError(name)
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
 
 
 __all__ = [

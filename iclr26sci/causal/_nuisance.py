@@ -22,7 +22,10 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 
-from iclr26sci.core import InputError, as_generator
+from iclr26sci.core import InputError, as_generator, progress
+
+from ._validate import (check_A, check_clip, check_cv, check_fitted, check_in_range, check_levels, check_n_features,
+                        check_option, check_positive_int, check_prob_matrix, check_propensity, check_X, check_Y)
 
 __all__ = ["SmoothedQuantileRegressor", "NuisanceModels", "CrossFitNuisances", "cross_fit_nuisances",
            "make_folds"]
@@ -40,16 +43,40 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     quantile : float in (0, 1)
-    bandwidth : float, optional
-        Smoothing bandwidth in units of the residual scale; default
-        :math:`\\max(0.05, ((p+\\log n)/n)^{0.4})` (conquer's rule).
-    alpha : float
-        Ridge penalty (not applied to the intercept).
-    max_iter : int
+        Level :math:`\\tau` of the conditional quantile estimated (0.5 = median regression).
+    bandwidth : float > 0, optional
+        Width of the Gaussian smoothing of the pinball loss, in units of the robust (MAD) scale of the
+        least-squares residuals; default :math:`\\max(0.05, ((p+\\log n)/n)^{0.4})` (conquer's rule).
+        Smaller is closer to the exact (non-smooth) quantile regression, larger is better conditioned.
+    alpha : float >= 0
+        Ridge penalty :math:`\\lambda` on the slopes (not the intercept); 0 = unpenalised.
+    max_iter : int >= 1
+        Largest number of Newton steps (each with a backtracking line search).
+
+    Attributes
+    ----------
+    coef_ : ndarray (p,)
+        Slopes.
+    intercept_ : float
+    n_features_in_ : int
+    n_iter_ : int
+        Newton steps taken.
 
     References
     ----------
     He, Pan, Tan & Zhou (2023), Smoothed quantile regression with large-scale inference, J. Econometrics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.causal import SmoothedQuantileRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 1)); y = 2 * X[:, 0] + rng.normal(size=400)
+    >>> m = SmoothedQuantileRegressor(quantile=0.9).fit(X, y)
+    >>> bool(abs(m.coef_[0] - 2) < 0.2), bool(abs(m.intercept_ - 1.28) < 0.3)   # slope 2, intercept z_0.9
+    (True, True)
+    >>> float(np.mean(y <= m.predict(X))) > 0.85
+    True
     """
 
     def __init__(self, quantile: float = 0.5, bandwidth: float | None = None, alpha: float = 1e-6,
@@ -59,9 +86,18 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
         self.alpha = alpha
         self.max_iter = max_iter
 
+    def _validate_params(self):
+        check_in_range(self.quantile, "quantile", 0.0, 1.0, low_open=True, high_open=True)
+        if self.bandwidth is not None:
+            check_in_range(self.bandwidth, "bandwidth", 0.0, None, low_open=True)
+        check_in_range(self.alpha, "alpha", 0.0, None)
+        check_positive_int(self.max_iter, "max_iter")
+
     def fit(self, X, y):
-        X = np.asarray(X, float)
-        y = np.asarray(y, float)
+        """Fit the quantile regression of ``y`` on ``X`` ((n, p) and (n,), finite)."""
+        self._validate_params()
+        X = check_X(X, "X")
+        y = check_Y(y, "y", X.shape[0])
         n, p = X.shape
         tau = float(self.quantile)
         Z = np.hstack([np.ones((n, 1)), X])
@@ -83,7 +119,9 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
             return np.mean(u * (tau - norm.cdf(-u / h)) + h * norm.pdf(u / h)) + 0.5 * np.sum(pen * b * b)
 
         f = obj(beta)
+        n_iter = 0
         for _ in range(self.max_iter):
+            n_iter += 1
             u = y - Z @ beta
             w = norm.pdf(u / h) / h
             grad = -Z.T @ (tau - norm.cdf(-u / h)) / n + pen * beta
@@ -104,11 +142,16 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
             if abs(fold - f) <= 1e-10 * max(1.0, abs(f)) or np.max(np.abs(t * step)) < 1e-9:
                 break
         self.coef_ = beta[1:]
-        self.intercept_ = beta[0]
+        self.intercept_ = float(beta[0])
+        self.n_features_in_ = p
+        self.n_iter_ = n_iter
         return self
 
     def predict(self, X):
-        return np.asarray(X, float) @ self.coef_ + self.intercept_
+        """Estimated conditional quantile at the rows of ``X`` (n, p)."""
+        check_fitted(self, "coef_", "predict")
+        X = check_n_features(self, X, "predict")
+        return X @ self.coef_ + self.intercept_
 
 
 class _Constant:
@@ -213,56 +256,92 @@ def _preset(kind: str, role: str, level: float | None = None, seed: int = 0):
 PRESETS = ("basis", "linear", "hgb", "mlp")
 
 
+ROLES = ("propensity", "quantile", "regression")
+
+
+def _check_role_model(role: str, m, name: str | None = None):
+    name = name or role
+    if isinstance(m, str):
+        if m not in PRESETS:
+            raise InputError(name, f"unknown preset {m!r}", "one of " + ", ".join(repr(p) for p in PRESETS)
+                             + " or a scikit-learn style estimator")
+    elif role == "quantile" and callable(m) and not hasattr(m, "fit"):
+        pass
+    elif not hasattr(m, "fit"):
+        raise InputError(name, f"{type(m).__name__} has no fit method", "a preset name or a scikit-learn style "
+                         "estimator")
+    elif role == "propensity" and not hasattr(m, "predict_proba"):
+        raise InputError(name, "the propensity model has no predict_proba", "a probabilistic classifier")
+
+
 @dataclass(frozen=True)
 class NuisanceModels:
-    """Which models estimate the nuisances.
+    """Which models estimate the four nuisances of the sharp bounds.
 
-    Each slot is a preset name (``"basis"``, ``"linear"``, ``"hgb"``, ``"mlp"``)
-    or a scikit-learn style estimator (cloned before each fit):
+    Each slot is a preset name or a scikit-learn style estimator (cloned before each fit). Presets:
+    ``"basis"`` (default: additive cubic splines with logistic / smoothed-quantile / ridge fits, fast),
+    ``"linear"`` (the same without splines), ``"hgb"`` (histogram gradient boosting), ``"mlp"`` (the
+    paper's 64-32 torch network).
 
-    * ``propensity``: a classifier with ``predict_proba``;
-    * ``quantile``: a regressor whose level is set through a ``quantile``
-      (or, for ``loss="quantile"`` models, ``alpha``) parameter, or a callable
-      ``level -> regressor``;
-    * ``regression``: a regressor for the masked means.
+    Parameters
+    ----------
+    propensity : str or classifier
+        Model of the nominal propensity :math:`e_a(x) = P(A=a\\mid x)`: a classifier with ``predict_proba``.
+    quantile : str, regressor or callable
+        Model of the conditional quantile of the outcome within an arm: a regressor whose level is set
+        through a ``quantile`` parameter (or ``alpha`` for ``loss="quantile"`` models), or a callable
+        ``level -> regressor``.
+    regression : str or regressor
+        Model of the two masked means (least-squares regressions within an arm).
+
+    Examples
+    --------
+    >>> from iclr26sci.causal import NuisanceModels
+    >>> nm = NuisanceModels(propensity="linear")
+    >>> nm.quantile
+    'basis'
+    >>> type(nm.make("quantile", level=0.75)[-1]).__name__
+    'SmoothedQuantileRegressor'
     """
 
     propensity: object = "basis"
     quantile: object = "basis"
     regression: object = "basis"
 
+    def __post_init__(self):
+        for role in ROLES:
+            _check_role_model(role, getattr(self, role))
+
     @classmethod
-    def coerce(cls, nuisance) -> "NuisanceModels":
+    def coerce(cls, nuisance, name: str = "nuisance") -> "NuisanceModels":
+        """A :class:`NuisanceModels` from ``None`` (defaults), a preset name, a dict of slots, or itself."""
         if nuisance is None:
             return cls()
         if isinstance(nuisance, NuisanceModels):
-            nm = nuisance
-        elif isinstance(nuisance, str):
+            return nuisance
+        if isinstance(nuisance, str):
             if nuisance not in PRESETS:
-                raise InputError("nuisance", f"unknown preset {nuisance!r}", "one of " + ", ".join(PRESETS))
-            nm = cls(nuisance, nuisance, nuisance)
-        elif isinstance(nuisance, dict):
-            bad = set(nuisance) - {"propensity", "quantile", "regression"}
+                raise InputError(name, f"unknown preset {nuisance!r}", "one of " + ", ".join(repr(p) for p in PRESETS))
+            return cls(nuisance, nuisance, nuisance)
+        if isinstance(nuisance, dict):
+            bad = set(nuisance) - set(ROLES)
             if bad:
-                raise InputError("nuisance", f"unknown keys {sorted(bad)}", "keys propensity, quantile, regression")
-            nm = cls(**nuisance)
-        else:
-            raise InputError("nuisance", f"got {type(nuisance).__name__}",
-                             "a preset name, a dict of models or NuisanceModels")
-        for role in ("propensity", "quantile", "regression"):
-            m = getattr(nm, role)
-            if isinstance(m, str):
-                if m not in PRESETS:
-                    raise InputError("nuisance", f"{role} preset {m!r} unknown", "one of " + ", ".join(PRESETS))
-            elif role == "quantile" and callable(m) and not hasattr(m, "fit"):
-                pass
-            elif not hasattr(m, "fit"):
-                raise InputError("nuisance", f"{role} model has no fit method", "a scikit-learn style estimator")
-            elif role == "propensity" and not hasattr(m, "predict_proba"):
-                raise InputError("nuisance", "propensity model has no predict_proba", "a probabilistic classifier")
-        return nm
+                raise InputError(name, f"unknown keys {sorted(bad)}", "keys propensity, quantile, regression")
+            for role, m in nuisance.items():
+                _check_role_model(role, m, f"{name}[{role!r}]")
+            return cls(**nuisance)
+        raise InputError(name, f"got {type(nuisance).__name__}", "a preset name, a dict of models or NuisanceModels")
 
     def make(self, role: str, level: float | None = None, seed: int = 0):
+        """A fresh (unfitted) model for ``role`` ("propensity", "quantile" or "regression").
+
+        ``level`` (in (0, 1)) is required for the quantile model; ``seed`` seeds stochastic presets.
+        """
+        check_option(role, "role", ROLES)
+        if role == "quantile":
+            if level is None:
+                raise InputError("level", "is required for the quantile model", "a quantile level in (0, 1)")
+            level = check_in_range(level, "level", 0.0, 1.0, low_open=True, high_open=True)
         m = getattr(self, role)
         if isinstance(m, str):
             return _preset(m, role, level, seed)
@@ -282,13 +361,30 @@ class NuisanceModels:
 
 @dataclass
 class CrossFitNuisances:
-    """Cross-fitted nuisance values at every unit and arm.
+    """Cross-fitted nuisance values at every unit and arm (the output of :func:`cross_fit_nuisances`).
 
-    Attributes
+    Parameters
     ----------
-    e : (n, K) propensities (clipped)
-    levels : dict mapping a quantile level to ``(q, nu_L, nu_U)``, each (n, K)
-    folds : (n,) fold index of each unit
+    e : ndarray (n, K)
+        Out-of-fold nominal propensities :math:`\\hat e_a(X_i)` (clipped), rows summing to 1, entries > 0.
+    levels : dict
+        Maps a quantile level (the bound's :func:`quantile_level`) to ``(q, nu_L, nu_U)``, each (n, K):
+        the out-of-fold conditional quantile and the quantile-centred masked means.
+    folds : ndarray (n,), optional
+        Cross-fitting fold of each unit.
+    n_clipped : int
+        Number of propensity values that were clipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.causal import CrossFitNuisances
+    >>> z = np.zeros((3, 2))
+    >>> nuis = CrossFitNuisances(e=np.full((3, 2), 0.5), levels={0.5: (z, z - 1, z + 1)})
+    >>> nuis
+    CrossFitNuisances(n=3, n_arms=2, levels=[0.5], n_clipped=0)
+    >>> nuis.mu().shape
+    (3, 2)
     """
 
     e: np.ndarray
@@ -296,16 +392,66 @@ class CrossFitNuisances:
     folds: np.ndarray | None = None
     n_clipped: int = 0
 
+    def __post_init__(self):
+        e = check_prob_matrix(self.e, "e", positive=True)
+        n, K = e.shape
+        if not isinstance(self.levels, dict):
+            raise InputError("levels", f"got {type(self.levels).__name__}", "a dict level -> (q, nu_L, nu_U)")
+        for lv, v in self.levels.items():
+            check_in_range(lv, "levels", 0.0, 1.0, low_open=True, high_open=True)
+            if not (isinstance(v, (tuple, list)) and len(v) == 3):
+                raise InputError("levels", f"entry for level {lv} is not a (q, nu_L, nu_U) triple",
+                                 "three (n, K) arrays per level")
+            for arr, nm in zip(v, ("q", "nu_L", "nu_U")):
+                a = np.asarray(arr, float)
+                if a.shape != (n, K) or not np.all(np.isfinite(a)):
+                    raise InputError("levels", f"{nm} at level {lv} has shape {a.shape} or non-finite values",
+                                     f"finite arrays of shape ({n}, {K})")
+        object.__setattr__(self, "e", e)
+
+    @property
+    def n(self) -> int:
+        return int(self.e.shape[0])
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.e.shape[1])
+
     def mu(self) -> np.ndarray:
-        """Outcome regression :math:`\\hat\\mu = \\hat q + \\hat\\nu_L + \\hat\\nu_U` (first level)."""
+        """Outcome regression :math:`\\hat\\mu = \\hat q + \\hat\\nu_L + \\hat\\nu_U` (first level), (n, K)."""
+        if not self.levels:
+            raise InputError("levels", "is empty (no outcome nuisances were fitted)",
+                             "cross_fit_nuisances(..., levels=[...]) with at least one quantile level")
         q, nl, nu = next(iter(self.levels.values()))
         return q + nl + nu
 
     def get(self, level: float):
+        """``(q, nu_L, nu_U)`` at a fitted quantile ``level``."""
+        level = check_in_range(level, "level", 0.0, 1.0, low_open=True, high_open=True)
         for k, v in self.levels.items():
             if abs(k - level) < 1e-12:
                 return v
-        raise KeyError(level)
+        raise InputError("level", f"{level:g} was not fitted (fitted levels: "
+                         f"{[round(float(k), 6) for k in self.levels]})",
+                         "one of the fitted levels (fit the nuisances at quantile_level(gamma, direction))")
+
+    def __repr__(self) -> str:
+        return (f"CrossFitNuisances(n={self.n}, n_arms={self.n_arms}, "
+                f"levels={[round(float(k), 6) for k in self.levels]}, n_clipped={self.n_clipped})")
+
+    def summary(self) -> str:
+        """One-paragraph description: sizes, levels, propensity range, clipping."""
+        return (f"cross-fitted nuisances: n={self.n}, K={self.n_arms}, folds="
+                f"{int(np.max(self.folds)) + 1 if self.folds is not None and self.folds.size else 'n/a'}, "
+                f"quantile levels {[round(float(k), 4) for k in self.levels]}, propensity range "
+                f"[{self.e.min():.3g}, {self.e.max():.3g}], {self.n_clipped} value(s) clipped")
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable summary (sizes, levels, propensity range; not the arrays)."""
+        return {"n": self.n, "n_arms": self.n_arms, "levels": [float(k) for k in self.levels],
+                "n_folds": int(np.max(self.folds)) + 1 if self.folds is not None and self.folds.size else None,
+                "n_clipped": int(self.n_clipped), "propensity_min": float(self.e.min()),
+                "propensity_max": float(self.e.max())}
 
 
 def make_folds(A: np.ndarray, cv: int, rng) -> np.ndarray:
@@ -332,36 +478,82 @@ def _fit_predict_arm(model, Xtr, ytr, Xte, fallback):
 def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None, rng=None,
                         propensity_clip: float = 0.01, max_clipped_fraction: float = 0.2,
                         propensity=None) -> CrossFitNuisances:
-    """Fit the nuisances with ``cv``-fold cross-fitting (``cv=1``: in-sample, no splitting).
+    """Fit the nuisances of the sharp bounds with ``cv``-fold cross-fitting.
+
+    For each fold, the models are fitted on the other folds and evaluated on it (out-of-fold), per arm:
+    the propensity :math:`e_a(x)`, and for every quantile level :math:`\\alpha` the conditional quantile
+    :math:`q_\\alpha(x,a)` and the quantile-centred masked means
+    :math:`\\nu_L = E[(Y-q)1\\{Y\\le q\\}\\mid x,a] \\le 0 \\le \\nu_U = E[(Y-q)1\\{Y>q\\}\\mid x,a]`.
 
     Parameters
     ----------
-    X : (n, d); A : (n,) ints; Y : (n,)
-    n_arms : int
-    levels : iterable of quantile levels in (0, 1)
-    cv : int
-    nuisance : preset name, dict or :class:`NuisanceModels`
-    rng : seed for the folds and stochastic models
-    propensity_clip : float
-        Propensities are clipped to ``[clip, 1 - clip]`` (with a warning).
-    max_clipped_fraction : float
-        If more than this fraction of the units have some arm's propensity below
-        ``propensity_clip``, overlap fails and an :class:`InputError` is raised.
-    propensity : (n, K) array, optional
-        Known propensities (e.g. a randomised trial); the propensity model is skipped.
+    X : array (n, d)
+        Covariates (2-D; use ``X.reshape(-1, 1)`` for one covariate).
+    A : array (n,) of int
+        Arm received, in 0..n_arms-1.
+    Y : array (n,)
+        Outcomes, on the loss scale.
+    n_arms : int >= 2
+        Number of arms K (at least ``max(A) + 1``).
+    levels : list of float in (0, 1)
+        Quantile levels at which to fit the outcome nuisances: ``quantile_level(gamma, "upper")`` and/or
+        ``quantile_level(gamma, "lower")``; an empty list fits the propensity only.
+    cv : int >= 2
+        Number of cross-fitting folds (stratified by arm); every arm needs at least ``cv`` units.
+    nuisance : str, dict or NuisanceModels, optional
+        Which models to use (see :class:`NuisanceModels`; default the ``"basis"`` preset).
+    rng : None, int or numpy Generator
+        Seed of the folds and of stochastic models.
+    propensity_clip : float in (0, 0.5)
+        Propensities are clipped to ``[clip, 1 - clip]`` and renormalised (with a warning), which bounds the
+        inverse-propensity weights by ``1 / clip``.
+    max_clipped_fraction : float in [0, 1]
+        If more than this fraction of the units have some arm's propensity below ``propensity_clip``,
+        overlap fails and an :class:`InputError` is raised rather than returning unstable bounds.
+    propensity : array (n, K), optional
+        Known propensities (a randomised trial): rows of probabilities; the propensity model is skipped.
+
+    Returns
+    -------
+    CrossFitNuisances
+
+    Examples
+    --------
+    >>> from iclr26sci.causal import cross_fit_nuisances, quantile_level, simulate_v1
+    >>> data, _ = simulate_v1(300, 2.0, rng=0)
+    >>> nuis = cross_fit_nuisances(data.X, data.A, data.Y, 2, [quantile_level(2.0)], cv=2, rng=0)
+    >>> nuis
+    CrossFitNuisances(n=300, n_arms=2, levels=[0.666667], n_clipped=0)
+    >>> q, nu_L, nu_U = nuis.get(quantile_level(2.0))
+    >>> bool((nu_L <= 0).all() and (nu_U >= 0).all())
+    True
     """
     nm = NuisanceModels.coerce(nuisance)
-    gen = as_generator(rng)
+    X = check_X(X, "X", min_rows=2)
     n = X.shape[0]
-    K = int(n_arms)
-    levels = [float(a) for a in levels]
-    folds = make_folds(A, cv, gen) if cv > 1 else np.zeros(n, dtype=np.int64)
+    A = check_A(A, "A", n)
+    Y = check_Y(Y, "Y", n)
+    K = check_positive_int(n_arms, "n_arms", minimum=2)
+    if A.max() >= K:
+        raise InputError("n_arms", f"is {K} but A has label {int(A.max())}", f"n_arms >= {int(A.max()) + 1}")
+    levels = check_levels(levels)
+    cv = check_cv(cv)
+    propensity_clip = check_clip(propensity_clip)
+    max_clipped_fraction = check_in_range(max_clipped_fraction, "max_clipped_fraction", 0.0, 1.0)
+    propensity = check_propensity(propensity, n, K)
+    counts = np.bincount(A, minlength=K)
+    if propensity is None and counts.min() < cv:
+        raise InputError("cv", f"is {cv} but arm(s) {np.flatnonzero(counts < cv).tolist()} have only "
+                         f"{counts.min()} unit(s) (counts {counts.tolist()})",
+                         "cv at most the smallest arm count, so every arm is observed in every fold")
+    gen = as_generator(rng)
+    folds = make_folds(A, cv, gen)
     seed = int(gen.integers(2**31 - 1))
     e = np.zeros((n, K))
     out = {lv: (np.zeros((n, K)), np.zeros((n, K)), np.zeros((n, K))) for lv in levels}
-    for f in range(max(cv, 1)):
-        te = folds == f if cv > 1 else np.ones(n, bool)
-        tr = ~te if cv > 1 else np.ones(n, bool)
+    for f in progress(range(cv), desc="cross-fitting nuisances", total=cv):
+        te = folds == f
+        tr = ~te
         Xtr, Atr, Ytr, Xte = X[tr], A[tr], Y[tr], X[te]
         if propensity is None:
             present = np.unique(Atr)
@@ -395,19 +587,18 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
                 nl[te, a] = np.minimum(nl_te, 0.0)
                 nu[te, a] = np.maximum(nu_te, 0.0)
     if propensity is not None:
-        e = np.asarray(propensity, float)
-    n_clip = 0
-    if propensity_clip > 0:
-        low_any = e.min(axis=1) < propensity_clip
-        n_clip = int(np.sum((e < propensity_clip) | (e > 1 - propensity_clip)))
-        if np.mean(low_any) > max_clipped_fraction:
-            raise InputError("data", f"overlap fails: {np.mean(low_any):.0%} of the units have an estimated "
-                             f"propensity below {propensity_clip} for some arm",
-                             "treatment arms that overlap in covariates (or a smaller propensity_clip)")
-        if n_clip:
-            warnings.warn(f"{n_clip} propensity values outside [{propensity_clip}, {1 - propensity_clip}] "
-                          "were clipped", RuntimeWarning, stacklevel=3)
-            e = np.clip(e, propensity_clip, 1 - propensity_clip)
-            e = e / e.sum(axis=1, keepdims=True)
-            e = np.clip(e, propensity_clip * 0.5, 1.0)
+        e = propensity.astype(float, copy=True)
+    low_any = e.min(axis=1) < propensity_clip
+    n_clip = int(np.sum((e < propensity_clip) | (e > 1 - propensity_clip)))
+    if np.mean(low_any) > max_clipped_fraction:
+        who = "propensity" if propensity is not None else "data"
+        raise InputError(who, f"overlap fails: {np.mean(low_any):.0%} of the units have "
+                         f"{'a given' if propensity is not None else 'an estimated'} propensity below "
+                         f"{propensity_clip} for some arm (more than max_clipped_fraction={max_clipped_fraction})",
+                         "treatment arms that overlap in covariates (or a smaller propensity_clip)")
+    if n_clip:
+        warnings.warn(f"{n_clip} propensity values outside [{propensity_clip}, {1 - propensity_clip}] "
+                      "were clipped", RuntimeWarning, stacklevel=3)
+        e = np.clip(e, propensity_clip, 1 - propensity_clip)
+        e = e / e.sum(axis=1, keepdims=True)
     return CrossFitNuisances(e=e, levels=out, folds=folds, n_clipped=n_clip)

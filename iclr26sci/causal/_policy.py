@@ -13,8 +13,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import softmax
+from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, as_generator, check_array
+from iclr26sci.core import InputError, as_generator, check_array, progress
+
+from ._validate import (check_bool, check_fitted, check_in_range, check_matrix, check_n_features,
+                        check_nonneg_int, check_positive_int, check_X)
 
 __all__ = ["SoftmaxLinearPolicy", "TreePolicy", "FixedPolicy", "as_policy_matrix", "make_policy"]
 
@@ -25,38 +29,109 @@ def _onehot_argmax(P: np.ndarray) -> np.ndarray:
     return out
 
 
-class _PolicyBase:
+class _PolicyBase(BaseEstimator):
+    """Shared predict / value methods of the policy learners (scikit-learn estimators)."""
+
     deterministic: bool = False
+    #: attribute that exists once the policy is fitted
+    _fitted_attr = "n_arms_"
+
+    def _validate_params(self):  # overridden by the learners
+        pass
+
+    def _check_fit_args(self, X, G):
+        """Validate the parameters and (X, G) at the start of fit, before any work; sets ``n_features_in_``."""
+        self._validate_params()
+        X = check_X(X, "X", min_rows=2)
+        G = check_matrix(G, "G")
+        if G.shape[0] != X.shape[0]:
+            raise InputError("G", f"has {G.shape[0]} rows but X has {X.shape[0]}", "one row of scores per row of X")
+        if G.shape[1] < 2:
+            raise InputError("G", f"has {G.shape[1]} column(s)", "one score column per arm (at least 2)")
+        self.n_features_in_ = X.shape[1]
+        return X, G
+
+    def _check_X(self, X, method):
+        check_fitted(self, self._fitted_attr, method)
+        return check_n_features(self, X, method)
 
     def predict_proba(self, X) -> np.ndarray:
-        P = self._proba(np.asarray(X, float).reshape(len(X), -1))
+        """(n, K) action probabilities at the rows of ``X`` (n, d); one-hot for a deterministic policy."""
+        P = self._proba(self._check_X(X, "predict_proba"))
         return _onehot_argmax(P) if self.deterministic else P
 
     def predict(self, X) -> np.ndarray:
-        return np.argmax(self._proba(np.asarray(X, float).reshape(len(X), -1)), axis=1)
+        """Most probable arm at each row of ``X`` (n, d)."""
+        return np.argmax(self._proba(self._check_X(X, "predict")), axis=1)
 
     def value(self, X, G) -> float:
-        """:math:`n^{-1}\\sum_i\\sum_a\\pi(a|X_i)G_{ia}`."""
-        return float(np.mean(np.sum(self.predict_proba(X) * G, axis=1)))
+        """Objective :math:`n^{-1}\\sum_i\\sum_a\\pi(a|X_i)G_{ia}` of the policy on scores ``G`` (n, K), loss scale."""
+        P = self.predict_proba(X)
+        G = check_matrix(G, "G", P.shape)
+        return float(np.mean(np.sum(P * G, axis=1)))
 
 
 class FixedPolicy(_PolicyBase):
     """A policy given by a function ``X -> (n, K)`` probabilities, or a constant arm / distribution.
 
+    Needs no fitting (``fit`` only validates); use it as a baseline or to evaluate a hand-made rule.
+
     Parameters
     ----------
     rule : int, array of shape (K,), or callable
-    n_arms : int
+        An arm index in 0..K-1 (everyone gets that arm), a probability vector over the K arms (everyone is
+        randomised with it), or a function of the covariates ``X (n, d)`` returning (n, K) probabilities or
+        (n,) arm indices.
+    n_arms : int >= 2
+        Number of arms K.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.causal import FixedPolicy
+    >>> FixedPolicy(1, 2).predict_proba(np.zeros((2, 3)))
+    array([[0., 1.],
+           [0., 1.]])
+    >>> FixedPolicy(lambda X: (X[:, 0] > 0).astype(int), 2).predict(np.array([[-1.0], [1.0]]))
+    array([0, 1])
     """
 
     def __init__(self, rule, n_arms: int):
         self.rule = rule
         self.n_arms = n_arms
 
+    def _validate_params(self):
+        K = check_positive_int(self.n_arms, "n_arms", minimum=2)
+        r = self.rule
+        if callable(r):
+            return K
+        if isinstance(r, (bool, np.bool_)) or isinstance(r, str):
+            raise InputError("rule", f"got {r!r}", f"an arm index in 0..{K - 1}, a probability vector or a callable")
+        if isinstance(r, (int, np.integer)):
+            if not 0 <= int(r) < K:
+                raise InputError("rule", f"arm {int(r)} out of range", f"an arm index in 0..{K - 1}")
+            return K
+        arr = check_array(r, "rule", ndim=1)
+        if arr.shape[0] != K:
+            raise InputError("rule", f"has {arr.shape[0]} probabilities for {K} arms", f"a vector of length {K}")
+        if np.any(arr < 0) or abs(arr.sum() - 1.0) > 1e-6:
+            raise InputError("rule", f"is not a probability vector (sum {arr.sum():.3g}, min {arr.min():.3g})",
+                             "non-negative probabilities summing to 1")
+        return K
+
+    def fit(self, X=None, G=None):
+        """Nothing to learn: validates the rule and returns ``self``."""
+        self._validate_params()
+        return self
+
+    def _check_X(self, X, method):
+        self._validate_params()
+        return check_X(X, "X", min_rows=1)
+
     def _proba(self, X):
         n = X.shape[0]
         if callable(self.rule):
-            return as_policy_matrix(self.rule(X), X, self.n_arms)
+            return as_policy_matrix(self.rule(X), X, self.n_arms, "rule")
         r = np.asarray(self.rule)
         if r.ndim == 0:
             P = np.zeros((n, self.n_arms))
@@ -68,12 +143,39 @@ class FixedPolicy(_PolicyBase):
 def as_policy_matrix(policy, X, n_arms: int, name: str = "policy") -> np.ndarray:
     """Evaluate ``policy`` at the rows of ``X`` as an ``(n, K)`` probability matrix.
 
-    ``policy`` may be: an object with ``predict_proba``; a callable ``X -> probabilities
-    or arm indices``; an ``(n, K)`` array of probabilities; an ``(n,)`` array of arms;
-    an int (always that arm); ``"uniform"``; or ``None`` (uniform).
+    Parameters
+    ----------
+    policy : object, callable, array, int, "uniform" or None
+        An object with ``predict_proba`` (e.g. a fitted learner); a callable ``X -> probabilities
+        or arm indices``; an ``(n, K)`` array of probabilities; an ``(n,)`` array of arms;
+        an int (always that arm); ``"uniform"`` or ``None`` (uniform random assignment).
+    X : array (n, d)
+        Covariates at which the policy is evaluated.
+    n_arms : int >= 2
+        Number of arms K.
+    name : str
+        Name of the policy argument, used in error messages.
+
+    Returns
+    -------
+    ndarray (n, K)
+        Row i is the distribution :math:`\\pi(\\cdot\\mid X_i)` over the arms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.causal import as_policy_matrix
+    >>> X = np.array([[-1.0], [2.0]])
+    >>> as_policy_matrix("uniform", X, 2)
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    >>> as_policy_matrix(lambda X: (X[:, 0] > 0).astype(int), X, 2)
+    array([[1., 0.],
+           [0., 1.]])
     """
+    K = check_positive_int(n_arms, "n_arms", minimum=2)
+    X = check_X(X, "X", min_rows=0)
     n = X.shape[0]
-    K = int(n_arms)
     if policy is None or (isinstance(policy, str) and policy == "uniform"):
         return np.full((n, K), 1.0 / K)
     if isinstance(policy, str):
@@ -140,10 +242,34 @@ class SoftmaxLinearPolicy(_PolicyBase):
         (scale-free: scores and ``x`` are standardised).
     deterministic : bool
         If True, ``predict_proba`` returns the one-hot argmax (a deterministic policy).
-    n_restarts : int
+    n_restarts : int >= 0
         Random restarts in addition to the zero start and the warm start from the weighted
         classification reduction; the best objective wins.
-    rng : seed
+    max_iter : int >= 1
+        Largest number of L-BFGS iterations per start.
+    rng : None, int or numpy Generator
+        Seed of the random restarts.
+
+    Attributes
+    ----------
+    coef_ : ndarray (d + 1, K)
+        Weights on ``[1, standardised x]``.
+    objective_ : float
+        Penalised objective at the optimum (on standardised scores).
+    n_arms_, n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.causal import SoftmaxLinearPolicy
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(200, 1))
+    >>> G = np.column_stack([X[:, 0], -X[:, 0]])        # arm 0 is better (lower loss) where x < 0
+    >>> pol = SoftmaxLinearPolicy(rng=0).fit(X, G)
+    >>> pol.predict(np.array([[-0.8], [0.8]]))
+    array([0, 1])
+    >>> pol.value(X, G) < -0.45                         # close to the best value, -E|x| = -0.5
+    True
     """
 
     def __init__(self, l2: float = 1e-4, deterministic: bool = False, n_restarts: int = 1, max_iter: int = 500,
@@ -157,9 +283,15 @@ class SoftmaxLinearPolicy(_PolicyBase):
     def _design(self, X):
         return np.hstack([np.ones((X.shape[0], 1)), (X - self.mean_) / self.scale_])
 
+    def _validate_params(self):
+        check_in_range(self.l2, "l2", 0.0, None)
+        check_bool(self.deterministic, "deterministic")
+        check_nonneg_int(self.n_restarts, "n_restarts")
+        check_positive_int(self.max_iter, "max_iter")
+
     def fit(self, X, G):
-        X = np.asarray(X, float).reshape(len(X), -1)
-        G = np.asarray(G, float)
+        """Minimise the score objective on covariates ``X`` (n, d) and scores ``G`` (n, K), lower is better."""
+        X, G = self._check_fit_args(X, G)
         n, K = G.shape
         self.n_arms_ = K
         self.mean_ = X.mean(axis=0)
@@ -191,7 +323,7 @@ class SoftmaxLinearPolicy(_PolicyBase):
         starts = [np.zeros(p * K), self._warm_start(Z, Gs), self._warm_start(Z, Gsm)]
         starts += [gen.normal(scale=1.0, size=p * K) for _ in range(self.n_restarts)]
         best = None
-        for w0 in starts:
+        for w0 in progress(starts, desc="policy fit (L-BFGS starts)", total=len(starts)):
             res = minimize(fun, w0, jac=True, method="L-BFGS-B", options={"maxiter": self.max_iter})
             if best is None or res.fun < best.fun:
                 best = res
@@ -236,13 +368,38 @@ class TreePolicy(_PolicyBase):
 
     Parameters
     ----------
-    depth : int
-    n_bins : int
-    min_leaf : int
-        Minimum number of units per leaf.
+    depth : int >= 1
+        Depth of the tree (number of splits from the root to a leaf); 2 is the usual interpretable choice.
+    n_bins : int >= 2
+        Number of quantile bins per feature: the candidate thresholds are the ``n_bins - 1`` inner quantiles.
+    min_leaf : int >= 1
+        Minimum number of units per leaf (at most the number of units).
+
+    Attributes
+    ----------
+    tree_ : dict
+        Nested splits ``{"feature", "threshold", "left", "right"}`` ending in leaves ``{"arm"}``.
+    n_arms_, n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.causal import TreePolicy
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(300, 2))
+    >>> G = np.column_stack([X[:, 0], -X[:, 0]])      # arm 0 is better where x0 < 0
+    >>> tree = TreePolicy(depth=1).fit(X, G)
+    >>> tree.tree_["feature"], tree.predict(np.array([[-0.5, 0.0], [0.5, 0.0]]))
+    (0, array([0, 1]))
     """
 
     deterministic = True
+    _fitted_attr = "tree_"
+
+    def _validate_params(self):
+        check_positive_int(self.depth, "depth", minimum=1)
+        check_positive_int(self.n_bins, "n_bins", minimum=2)
+        check_positive_int(self.min_leaf, "min_leaf", minimum=1)
 
     def __init__(self, depth: int = 2, n_bins: int = 32, min_leaf: int = 10):
         self.depth = depth
@@ -250,9 +407,12 @@ class TreePolicy(_PolicyBase):
         self.min_leaf = min_leaf
 
     def fit(self, X, G):
-        X = np.asarray(X, float).reshape(len(X), -1)
-        G = np.asarray(G, float)
+        """Grow the tree on covariates ``X`` (n, d) and scores ``G`` (n, K), lower is better."""
+        X, G = self._check_fit_args(X, G)
         n, d = X.shape
+        if self.min_leaf > n:
+            raise InputError("min_leaf", f"is {self.min_leaf} but there are only {n} units",
+                             f"at most {n} (the number of units)")
         self.n_arms_ = G.shape[1]
         qs = np.linspace(0, 1, self.n_bins + 1)[1:-1]
         self.thresholds_ = [np.unique(np.quantile(X[:, j], qs)) for j in range(d)]
@@ -349,20 +509,45 @@ POLICY_CLASSES = ("logistic", "mlp", "tree")
 
 
 def make_policy(policy_class, deterministic=False, params=None, rng=None):
-    """Instantiate a policy learner from a name or pass through an object with ``fit(X, G)``."""
+    """Instantiate a policy learner from a name or pass through an object with ``fit(X, G)``.
+
+    ``params`` (a dict of constructor parameters of the class) is checked for unknown keys and bad values
+    before anything is fitted.
+    """
+    if params is not None and not isinstance(params, dict):
+        raise InputError("policy_params", f"got {type(params).__name__}", "a dict of policy parameters or None")
     params = dict(params or {})
-    if isinstance(policy_class, str):
+    if isinstance(policy_class, str) and policy_class in POLICY_CLASSES:
         if policy_class == "logistic":
-            return SoftmaxLinearPolicy(deterministic=deterministic, rng=rng, **params)
-        if policy_class == "tree":
-            return TreePolicy(**params)
-        if policy_class == "mlp":
+            cls, fixed = SoftmaxLinearPolicy, {"deterministic": deterministic, "rng": rng}
+        elif policy_class == "tree":
+            cls, fixed = TreePolicy, {}
+        else:
             from ._mlp import MLPPolicy
 
-            return MLPPolicy(deterministic=deterministic, rng=rng, **params)
+            cls, fixed = MLPPolicy, {"deterministic": deterministic, "rng": rng}
+        allowed = sorted(set(cls._get_param_names()) - set(fixed))
+        bad = sorted(set(params) - set(allowed))
+        if bad:
+            raise InputError("policy_params", f"has unknown key(s) {bad} for policy_class={policy_class!r}",
+                             "keys among " + ", ".join(allowed))
+        pol = cls(**fixed, **params)
+        try:
+            pol._validate_params()
+        except InputError as err:
+            raise InputError(f"policy_params[{err.argument!r}]", err.problem, err.expected) from None
+        return pol
+    if isinstance(policy_class, str):
         raise InputError("policy_class", f"got {policy_class!r}", "'logistic', 'mlp', 'tree' or an object with "
                          "fit(X, G) and predict_proba(X)")
     if not (hasattr(policy_class, "fit") and hasattr(policy_class, "predict_proba")):
         raise InputError("policy_class", f"got {type(policy_class).__name__}",
                          "'logistic', 'mlp', 'tree' or an object with fit(X, G) and predict_proba(X)")
+    if params:
+        raise InputError("policy_params", "is only used with a policy_class name",
+                         "set the parameters on the policy object itself")
+    if hasattr(policy_class, "get_params"):        # scikit-learn convention: fit a clone, leave the template
+        from sklearn.base import clone
+
+        return clone(policy_class)
     return policy_class

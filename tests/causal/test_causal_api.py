@@ -186,7 +186,9 @@ def test_input_errors(v1):
         SharpPolicyLearner(policy_class="svm").fit(v1)
     with pytest.raises(InputError, match="gamma"):
         SharpPolicyLearner(gamma=0.9).fit(v1)
-    with pytest.raises(InputError, match="self"):
+    from iclr26sci.core import NotFittedError
+
+    with pytest.raises(NotFittedError, match="SharpPolicyLearner"):
         SharpPolicyLearner().predict(X)
     with pytest.raises(InputError, match="form"):
         policy_improvement(v1, _thr, None, 2.0, form="loose")

@@ -69,7 +69,10 @@ def test_score_equals_paper_formula(s_q, direction):
     A = rng.integers(0, K, n)
     e = rng.dirichlet(np.ones(K) * 3, size=n)
     q = rng.normal(size=(n, K))
-    muL, muU = rng.normal(size=(n, K)), rng.normal(size=(n, K))
+    # masked means in their valid domain (nu_L <= 0 <= nu_U); the identity is algebraic otherwise
+    a = quantile_level(g, direction)
+    muL = a * q - np.abs(rng.normal(size=(n, K)))
+    muU = (1 - a) * q + np.abs(rng.normal(size=(n, K)))
     nuL, nuU = paper_to_centered(q, muL, muU, g, direction)
     ours = efficient_scores(Y, A, e, q, nuL, nuU, g, direction, quantile_term_sign=s_q)
     np.testing.assert_allclose(ours, _paper_score(Y, A, e, q, muL, muU, g, direction, s_q), atol=1e-10)
