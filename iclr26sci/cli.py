@@ -20,7 +20,13 @@ def _method_keys() -> list[str]:
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows every option's default, keeps the epilog's line breaks."""
+    """Shows every option's default (unless its help already says it), keeps the epilog's line breaks."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default:" in text or action.default in (None, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,12 +36,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="{validate,list,data}")
     v = sub.add_parser(
         "validate", help="run the validation checks and write the report", formatter_class=_Formatter,
-        description="Run each method's validation checks (Monte-Carlo tests of the papers' guarantees) and write "
-                    "results.json, report.md and index.html (and seeds.json/seeds.md with --seeds) to --out.",
+        description="Run each method's validation checks (Monte-Carlo tests of the papers' guarantees) and\n"
+                    "write results.json, report.md and index.html (and seeds.json/seeds.md with --seeds) to --out.",
         epilog="verdicts: PASS; FAIL; FAIL (known) = declared in validation/known_failures.toml with its reason;\n"
                "XPASS = declared but passed (remove the declaration).\n"
                "exit status: 0 when every check passes or fails only as declared, at every seed;\n"
-               "1 on any other failure, an XPASS or a bad declaration; 2 on bad arguments.\n"
+               "1 on any other failure, an XPASS or a declaration that names no check;\n"
+               "2 on bad arguments or a malformed known_failures.toml.\n"
                "examples:\n"
                "  iclr26sci validate --only prob games\n"
                "  iclr26sci validate --only kernels --seeds 0-4 --threads 1 --out /tmp/k1")
@@ -47,13 +54,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="local: checks one after another in this process; dask: one task per check on a "
                         "dask.distributed cluster")
     v.add_argument("--scheduler", default=None, help="dask scheduler address (with --executor dask; "
-                                                     "default: a LocalCluster)")
+                                                     "default: none, start a LocalCluster)")
     v.add_argument("--workers", type=int, default=None, help="LocalCluster workers (with --executor dask; "
                                                              "default: min(cpus, 4))")
     v.add_argument("--seed", type=int, default=0, help="master seed (each check derives its own from it)")
     v.add_argument("--seeds", default=None, metavar="LIST",
                    help="run every check under several master seeds and report the verdict per seed, flagging "
-                        "checks whose verdict differs: '0-4', '0,2,3' or '0-2,7' (overrides --seed)")
+                        "checks whose verdict differs: '0-4', '0,2,3' or '0-2,7' (overrides --seed; default: none, "
+                        "only --seed)")
     v.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads for torch, BLAS/OpenMP (threadpoolctl) and workers (OMP_NUM_THREADS etc.); "
                         "default: leave the environment's setting")

@@ -32,6 +32,10 @@ def _num(v) -> str:
         return str(v)
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} minutes"
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -72,7 +76,7 @@ def render_summary(results: dict) -> str:
     lines += ["", f"{tot[1]} of {tot[0]} checks pass"
               + (f", {tot[2]} fail as declared known failures" if tot[2] else "")
               + (f", **{tot[3]} fail unexpectedly**" if tot[3] else "")
-              + (f"; the run took {float(wall) / 60:.1f} minutes" if wall is not None else "") + "."]
+              + (f"; the run took {_duration(float(wall))}" if wall is not None else "") + "."]
     known = [r for r in checks if status(r) == "FAIL (known)"]
     if known:
         lines += ["", "Known failures (declared in `validation/known_failures.toml`; the claim does not hold here, "
@@ -80,14 +84,17 @@ def render_summary(results: dict) -> str:
         for r in known:
             kf = r.get("known_failure") or {}
             lines.append(f"- `{r['method']}.{r['name']}` (declared {kf.get('date', '?')}): "
-                         f"{' '.join(str(kf.get('reason', '')).split())}")
+                         f"{' '.join(str(kf.get('reason', '')).split())}"
+                         + (f" (evidence: {kf['evidence']})" if kf.get("evidence") else ""))
     bad = [r for r in checks if status(r) in ("FAIL", "XPASS")]
     if bad:
         lines += ["", "Failing checks (not declared):", ""]
         for r in bad:
             d = r.get("deciding") or {}
-            what = (f"{d.get('name') or 'statistic'} {_num(d.get('statistic'))} {d.get('comparison', '')} "
-                    f"{_num(d.get('threshold'))}") if d else ""
+            thr = d.get("threshold")
+            thr = f"[{_num(thr[0])}, {_num(thr[1])}]" if isinstance(thr, list) and len(thr) == 2 else _num(thr)
+            what = (f"{_num(d.get('statistic'))} {d.get('comparison', '')} {thr}"
+                    + (f", {d['name']}" if d.get("name") else "")) if d else ""
             lines.append(f"- `{r['method']}.{r['name']}`: {status(r)}" + (f" ({_cell(what)})" if what else ""))
     if summ.get("declaration_errors"):
         lines += ["", "Errors in `validation/known_failures.toml`: " + "; ".join(summ["declaration_errors"])]

@@ -296,8 +296,26 @@ def deciding_criterion(rec: dict) -> dict:
         if not c.get("passed"):
             return {"name": c.get("name", ""), "statistic": c.get("statistic"), "comparison": c.get("comparison"),
                     "threshold": c.get("threshold"), "passed": False}
-    return {"name": "", "statistic": rec.get("statistic"), "comparison": rec.get("comparison"),
-            "threshold": rec.get("threshold"), "passed": bool(rec.get("passed"))}
+    name = ""
+    for c in rec.get("criteria") or []:  # a headline that is one of the criteria carries its name
+        if c.get("statistic") == rec.get("statistic") and c.get("threshold") == rec.get("threshold") \
+                and c.get("comparison") == rec.get("comparison"):
+            name = c.get("name", "")
+            break
+    passed = bool(rec.get("passed"))
+    if not passed and not rec.get("error"):
+        try:
+            headline_holds = _compare(float(rec.get("statistic")), rec.get("comparison"), rec.get("threshold"))
+        except (TypeError, ValueError):
+            headline_holds = False
+        if headline_holds:  # failed by passed=False although the headline holds: say that the reason is hidden
+            name = UNREPORTED
+    return {"name": name, "statistic": rec.get("statistic"), "comparison": rec.get("comparison"),
+            "threshold": rec.get("threshold"), "passed": passed}
+
+
+#: the deciding "criterion" of a check that failed by ``passed=False`` while its headline statistic holds
+UNREPORTED = "holds, but the check failed by a criterion it does not report"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import sys
 from datetime import datetime, timezone
 from functools import partial
 
-from .registry import METHODS, Profile, apply_known_failures, deciding_criterion, load_checks, load_known_failures, \
+from .registry import METHODS, UNREPORTED, Profile, apply_known_failures, deciding_criterion, load_checks, load_known_failures, \
     run_check
 
 __all__ = ["run_validation", "write_report", "environment", "set_threads", "threads_info", "inspect_figure",
@@ -110,8 +110,9 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
     Flags, per axes with data: a missing x or y label (a label on an axes it shares that axis
     with counts); an image (AxesImage, QuadMesh or other scalar-mapped collection) without a
     colour bar; more than ``MAX_LINES_WITHOUT_LEGEND`` lines without a legend; and, when the figure
-    has been drawn (``drawn=True``), tick labels that overlap. Colour-bar axes, axes turned off
-    and RGB images are exempt.
+    has been drawn (``drawn=True``), tick labels that overlap; two lines drawn on top of each
+    other. Colour-bar axes and RGB images are exempt; axes turned off need no labels, but a
+    scalar image in them still needs a colour bar.
 
     Examples
     --------
@@ -146,11 +147,11 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
         if id(ax) in cbar_axes:
             continue
         n += 1
-        if not ax.axison or not ax.get_visible() or not _axes_has_content(ax):
+        if not ax.get_visible() or not _axes_has_content(ax):
             continue
         title = ax.get_title()
         name = f"axes {n}" + (f" ({title[:40]!r})" if title else "")
-        for which in ("x", "y"):
+        for which in ("x", "y") if ax.axison else ():   # an axes turned off (a picture) needs no labels
             if getattr(ax, f"get_{which}label")():
                 continue
             shared = getattr(ax, f"get_shared_{which}_axes")().get_siblings(ax)
@@ -181,15 +182,58 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
         has_legend = ax.get_legend() is not None or bool(fig.legends)
         if len(lines) > MAX_LINES_WITHOUT_LEGEND and not has_legend:
             issues.append(f"{name}: {len(lines)} lines without a legend")
-        if renderer is not None:
+        coinciding = _coinciding_lines(ax, lines)
+        if coinciding:
+            issues.append(f"{name}: lines {coinciding} lie on top of each other (give them distinct markers, "
+                          "line styles or an offset, or say so in the legend)")
+        if renderer is not None and ax.axison:
             for which in ("x", "y"):
-                labels = [t for t in getattr(ax, f"get_{which}ticklabels")() if t.get_visible() and t.get_text()]
+                get = getattr(ax, f"get_{which}ticklabels")
+                lo, hi = sorted(getattr(ax, f"get_{which}lim")())
+                k = 0 if which == "x" else 1
+                labels = [t for t in list(get()) + list(get(minor=True)) if t.get_visible() and t.get_text()
+                          and lo - 1e-9 * abs(hi - lo) <= float(t.get_position()[k]) <= hi + 1e-9 * abs(hi - lo)]
                 boxes = sorted((t.get_window_extent(renderer) for t in labels),
                                key=lambda b: b.x0 if which == "x" else b.y0)
                 overlap = sum(1 for a, b in zip(boxes, boxes[1:]) if a.overlaps(b))
                 if overlap:
                     issues.append(f"{name}: {overlap} overlapping {which} tick label pair(s)")
     return issues
+
+
+def _coinciding_lines(ax, lines) -> str:
+    """Names of the first pair of lines drawn over each other (same x, y within 0.5% of the axis span at
+    more than half of the points, including the last one), or ''."""
+    import numpy as np
+
+    lo, hi = ax.get_ylim()
+    log = ax.get_yscale() == "log"
+    span = (np.log10(hi) - np.log10(lo)) if log and lo > 0 and hi > 0 else (hi - lo)
+    if not np.isfinite(span) or span <= 0:
+        return ""
+    data = []
+    for ln in lines:
+        try:
+            x = np.asarray(ln.get_xdata(), dtype=float)
+            y = np.asarray(ln.get_ydata(), dtype=float)
+        except (TypeError, ValueError):
+            continue
+        if log:
+            with np.errstate(all="ignore"):
+                y = np.log10(np.where(y > 0, y, np.nan))
+        data.append((ln, x, y))
+    for i in range(len(data)):
+        for j in range(i + 1, len(data)):
+            (a, xa, ya), (b, xb, yb) = data[i], data[j]
+            if xa.shape != xb.shape or xa.size < 2 or not np.allclose(xa, xb, equal_nan=True):
+                continue
+            with np.errstate(invalid="ignore"):
+                close = np.abs(ya - yb) <= 0.005 * span
+            if close.mean() > 0.5 and close[-1]:
+                names = [ln.get_label() if not str(ln.get_label()).startswith("_") else f"#{k + 1}"
+                         for ln, k in ((a, i), (b, j))]
+                return f"{names[0]!r} and {names[1]!r}"
+    return ""
 
 
 def render_figure(fig) -> tuple[str | None, list[str]]:
@@ -327,6 +371,14 @@ def _thr(c: dict) -> str:
     return f"{c.get('comparison', '')} {t_s}".strip()
 
 
+def _decided(d: dict) -> str:
+    """'name: statistic <cmp> threshold' of the deciding criterion (the unreported case said in words)."""
+    core = f"{_num(d['statistic'])} {_thr(d)}"
+    if d.get("name") == UNREPORTED:
+        return f"{core} {UNREPORTED}"
+    return f"{d['name']}: {core}" if d.get("name") else core
+
+
 def _status(rec: dict) -> str:
     return rec.get("status") or ("PASS" if rec.get("passed") else "FAIL")
 
@@ -392,15 +444,25 @@ def _table_html(table, max_rows: int = HTML_ROWS) -> str:
         return ""
     cols = _columns(rows)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(_td(r.get(c, "")) for c in cols) + "</tr>" for r in rows[:max_rows])
+    shown = rows[:max_rows]
+    # a column is right-aligned (numbers) when every value in it is a number; mixed columns stay left-aligned
+    numeric = {c: all(_is_number(r[c]) for r in shown if r.get(c) not in (None, "")) for c in cols}
+    body = "".join("<tr>" + "".join(_td(r.get(c, ""), numeric[c]) for c in cols) + "</tr>" for r in shown)
     note = (f"<p class='note'>Showing {max_rows} of {len(rows)} rows; results.json has all of them.</p>"
             if len(rows) > max_rows else "")
     return f"<div class='scroll'><table class='data'><tr>{head}</tr>{body}</table></div>{note}"
 
 
-def _td(v) -> str:
-    num = isinstance(v, (int, float)) and not isinstance(v, bool)
-    return f"<td class='num'>{html.escape(_fmt(v))}</td>" if num else f"<td>{html.escape(_fmt(v))}</td>"
+def _is_number(v) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    return isinstance(v, str) and v in ("nan", "inf", "-inf")
+
+
+def _td(v, numeric: bool) -> str:
+    return f"<td class='num'>{html.escape(_fmt(v))}</td>" if numeric else f"<td>{html.escape(_fmt(v))}</td>"
 
 
 def _over_budget(rec: dict) -> bool:
@@ -538,11 +600,17 @@ def _status_html(rec: dict, with_reason: bool = True) -> str:
     cls = {"PASS": "pass", "FAIL": "fail", "FAIL (known)": "known", "XPASS": "xpass"}[st]
     out = f"<span class='{cls}'>{html.escape(st)}</span>"
     if with_reason and st == "FAIL (known)":
-        out += f"<div class='reason'>{html.escape(rec['known_failure']['reason'])}</div>"
+        out += f"<div class='reason'>{html.escape(_reason(rec))}</div>"
     if with_reason and st == "XPASS":
         out += ("<div class='reason'>declared a known failure but passed: remove the declaration from "
                 "validation/known_failures.toml</div>")
     return out
+
+
+def _reason(rec: dict) -> str:
+    kf = rec.get("known_failure") or {}
+    ev = f" (evidence: {kf['evidence']})" if kf.get("evidence") else ""
+    return f"{kf.get('reason', '')}{ev}"
 
 
 def _status_md(rec: dict) -> str:
@@ -550,7 +618,7 @@ def _status_md(rec: dict) -> str:
     if st == "PASS":
         return "PASS"
     if st == "FAIL (known)":
-        return f"**FAIL (known)**: {_md_cell(rec['known_failure']['reason'])}"
+        return f"**FAIL (known)**: {_md_cell(_reason(rec))}"
     if st == "XPASS":
         return "**XPASS** (declared known failure passed: remove the declaration)"
     return "**FAIL**"
@@ -687,11 +755,11 @@ def _report_md(records, main, by_method, bad, known, summary, env, multi) -> lis
             d = r.get("deciding") or deciding_criterion(r)
             seed = f" (seed {r['seed']})" if multi else ""
             md.append(f"- [{_anchor(r)}](#{r['method']}-{r['name']}){seed}: {_status_md(r)}: "
-                      f"{d.get('name') or 'statistic'} {_num(d['statistic'])} {_thr(d)}")
+                      f"{_md_cell(_decided(d))}")
     if known:
         md += ["", "## Known failures (declared in validation/known_failures.toml)", ""]
         for r in known:
-            md.append(f"- {_anchor(r)}: {r['known_failure']['reason']} (declared {r['known_failure']['date']})")
+            md.append(f"- {_anchor(r)}: {_reason(r)} (declared {r['known_failure']['date']})")
     md += ["", "## Slowest checks", "",
            "Budget: the check's quick-profile wall-clock budget on 2 cores. Going over it is a warning, not a failure.",
            "", "| check | seconds | budget | |", "|---|---|---|---|"]
@@ -759,8 +827,8 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
             d = r.get("deciding") or deciding_criterion(r)
             seed = f" (seed {r['seed']})" if multi else ""
             parts.append(f"<li>{_status_html(r, with_reason=False)} <a href='#{e(_anchor(r))}'>{e(_anchor(r))}</a>"
-                         f"{e(seed)}: {e(d.get('name') or 'statistic')} {_num(d['statistic'])} {e(_thr(d))}"
-                         + (f" <span class='reason'>({e(r['known_failure']['reason'])})</span>"
+                         f"{e(seed)}: {e(_decided(d))}"
+                         + (f" <span class='reason'>({e(_reason(r))})</span>"
                             if _status(r) == "FAIL (known)" else "")
                          + (" <span class='reason'>(declared a known failure but passed: remove the declaration)</span>"
                             if _status(r) == "XPASS" else "") + "</li>")

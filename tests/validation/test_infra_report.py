@@ -203,3 +203,39 @@ def test_readme_summary_errors_without_markers(tmp_path, capsys):
     assert mod.main(["--results", str(tmp_path / "nope.json"), "--readme", str(readme)]) == 2
     readme.write_text(f"{mod.START}\nstale\n{mod.END}\n")
     assert mod.main(["--results", str(results), "--readme", str(readme), "--check"]) == 1
+
+
+def test_a_passing_check_names_its_headline_criterion():
+    rec = _record("ok", criteria=[Criterion("coverage", 0.95, (0.9, 1.0), "in"), Criterion("bias", 0.01, 0.1)],
+                  statistic=float("nan"), threshold=float("nan"))
+    assert rec["passed"] and rec["deciding"]["name"] == "coverage"
+    assert _line(rec).startswith("[PASS] prob.ok: 0.95 in [0.9, 1] (coverage)")
+
+
+def test_a_failure_by_an_unreported_criterion_is_flagged():
+    rec = _record("hidden", passed=False, statistic=0.001, threshold=0.05)
+    assert "does not report" in rec["deciding"]["name"]
+    assert "does not report" in _line(rec)
+
+
+def test_an_image_in_axes_turned_off_still_needs_a_colour_bar():
+    fig, axes = plt.subplots(1, 2)
+    for ax in axes:
+        ax.imshow(np.eye(3))
+        ax.axis("off")
+    fig.colorbar(axes[1].images[0], ax=axes[1])
+    _, issues = render_figure(fig)
+    assert issues == ["axes 1: image without a colour bar"]
+
+
+def test_coinciding_lines_are_flagged():
+    fig, ax = plt.subplots()
+    x = np.array([64, 128, 256, 512])
+    ax.plot(x, [0.14, 0.21, 0.16, 0.18], "o-", label="max gap")
+    ax.plot(x, [0.14, 0.21, 0.155, 0.18], "^-", label="CCE gap")
+    ax.plot(x, [0.05, 0.055, 0.054, 0.058], "s-", label="mean gap")
+    ax.set_xlabel("N")
+    ax.set_ylabel("gap")
+    ax.legend()
+    _, issues = render_figure(fig)
+    assert len(issues) == 1 and "'max gap' and 'CCE gap' lie on top of each other" in issues[0]
