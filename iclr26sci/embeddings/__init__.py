@@ -5,7 +5,12 @@ a post-hoc diagonal Laplace approximation on one linear layer turns each
 encoder into a diagonal Gaussian embedding; per-text coefficients are a
 softmax of total precision; the members are convolved (weighted sum of
 independent Gaussians) and compared with an uncertainty-aware similarity.
+
+The estimators (which need scikit-learn and torch) are imported on first use,
+so ``import iclr26sci.embeddings`` stays fast.
 """
+import importlib
+
 from . import encoders
 from ._encoders import (
     Doc2VecEncoder,
@@ -15,9 +20,6 @@ from ._encoders import (
     WordVectorEncoder,
     check_texts,
 )
-from ._ensemble import UEC, uec_combine
-from ._laplace import DiagLaplaceLinear, contrastive_row_losses, per_row_gradients
-from ._probabilistic import ProbabilisticEncoder, alignment_matrix, check_pairs
 from ._uec import (
     CITATION,
     GaussianEmbeddings,
@@ -29,9 +31,28 @@ from ._uec import (
     uncertainty_similarity,
 )
 
+_LAZY = {
+    "UEC": "._ensemble", "uec_combine": "._ensemble", "MismatchedMembersWarning": "._ensemble",
+    "DiagLaplaceLinear": "._laplace", "contrastive_row_losses": "._laplace", "per_row_gradients": "._laplace",
+    "ProbabilisticEncoder": "._probabilistic", "alignment_matrix": "._probabilistic", "check_pairs": "._probabilistic",
+}
+
+
+def __getattr__(name):  # PEP 562: the torch / scikit-learn parts load on first access
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
-    "encoders", "UEC", "uec_combine", "ProbabilisticEncoder", "DiagLaplaceLinear", "GaussianEmbeddings",
-    "TextEncoder", "TransformerEncoder", "Doc2VecEncoder", "WordVectorEncoder", "LSAEncoder",
+    "encoders", "UEC", "uec_combine", "MismatchedMembersWarning", "ProbabilisticEncoder", "DiagLaplaceLinear",
+    "GaussianEmbeddings", "TextEncoder", "TransformerEncoder", "Doc2VecEncoder", "WordVectorEncoder", "LSAEncoder",
     "uec_coefficients", "gaussian_convolution", "dot_variance", "uncertainty_similarity", "normalize_gaussian",
     "total_precision", "contrastive_row_losses", "per_row_gradients", "alignment_matrix", "check_pairs",
     "check_texts", "CITATION",

@@ -34,7 +34,25 @@ __all__ = [
 
 
 def check_texts(texts, name: str = "texts") -> list[str]:
-    """Validate a non-empty list of strings."""
+    """Validate a non-empty list of strings; returns it as a list.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts to embed (a numpy array of strings is accepted).
+    name : str
+        The argument name used in the error message.
+
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import check_texts
+    >>> check_texts(("a", "b"))
+    ['a', 'b']
+    >>> check_texts("a", "queries")
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `queries`: is a single string; expected a list of strings (wrap it: [text])
+    """
     if isinstance(texts, str):
         raise InputError(name, "is a single string", "a list of strings (wrap it: [text])")
     if isinstance(texts, np.ndarray):
@@ -56,6 +74,12 @@ def gensim_datapath(fname: str) -> str:
     return datapath(fname)
 
 
+def _check_docs(docs, name="docs") -> list[str]:
+    if isinstance(docs, (str, bytes)):
+        raise InputError(name, "is a single string", "a list of documents (wrap it: [doc])")
+    return check_texts(docs, name)
+
+
 def lee_background_corpus() -> list[str]:
     """The 300 Lee background news documents shipped with gensim."""
     with open(gensim_datapath("lee_background.cor"), encoding="utf-8", errors="replace") as f:
@@ -71,7 +95,20 @@ def _tokenize(text: str) -> list[str]:
 class TextEncoder:
     """Base class: a deterministic text encoder ``text -> R^dim`` with a per-text cache.
 
-    Subclasses implement ``_encode_batch(texts) -> ndarray (len(texts), dim)``.
+    Subclasses set ``name`` and ``dim`` and implement ``_encode_batch(texts) -> ndarray (len(texts), dim)``.
+    An encoder is frozen once built, so copies of an estimator that holds one
+    (``sklearn.base.clone``, ``copy.deepcopy``) share it instead of copying its model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.embeddings import TextEncoder
+    >>> class Length(TextEncoder):
+    ...     name, dim = "length", 1
+    ...     def _encode_batch(self, texts):
+    ...         return np.array([[len(t)] for t in texts], dtype=float)
+    >>> Length().encode(["ab", "abc"]).tolist()
+    [[2.0], [3.0]]
     """
 
     name = "encoder"
@@ -82,15 +119,26 @@ class TextEncoder:
         self._cache: dict[str, np.ndarray] = {}
 
     def clear_cache(self) -> None:
+        """Forget every cached embedding."""
         self._cache.clear()
+
+    def __deepcopy__(self, memo):
+        return self  # frozen after construction: estimators that hold it share it
 
     def _encode_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def encode(self, texts, *, batch_size: int | None = None, show_progress: bool | None = None) -> np.ndarray:
-        """Embed ``texts`` (list of str) as an array ``(n, dim)``; repeated texts hit the cache."""
+        """Embed ``texts`` (list of str) as an array ``(n, dim)``; repeated texts hit the cache.
+
+        ``batch_size`` texts go through the model at once (default: the encoder's).
+        """
+        if type(self)._encode_batch is TextEncoder._encode_batch:
+            raise InputError("encoder", f"{type(self).__name__} is the abstract base class",
+                             "a concrete encoder (see iclr26sci.embeddings.encoders) or a subclass "
+                             "implementing _encode_batch")
         texts = check_texts(texts)
-        bs = check_positive_int(batch_size or self.batch_size, "batch_size")
+        bs = self.batch_size if batch_size is None else check_positive_int(batch_size, "batch_size")
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
         todo.sort(key=len)  # length-sorted batches: little padding for transformers
         if todo:
@@ -112,6 +160,13 @@ class TextEncoder:
 class TransformerEncoder(TextEncoder):
     """A local BERT-family transformer, mean-pooled (the sentence-transformers recipe).
 
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import TransformerEncoder, encoders
+    >>> enc = encoders.minilm(max_seq_length=32)   # = TransformerEncoder(encoders.minilm_path(), ...), shared
+    >>> isinstance(enc, TransformerEncoder), enc.dim, enc.supports_ffn_laplace
+    (True, 384, True)
+
     Parameters
     ----------
     path : str or Path
@@ -119,9 +174,11 @@ class TransformerEncoder(TextEncoder):
         sentence-transformers model directory works: its ``0_Transformer``
         files sit at the top level or in that sub-folder).
     name : str, optional
+        Label of the encoder (default: the directory name).
     max_seq_length : int
-        Tokens kept per text.
+        Tokens kept per text (at most the model's position embeddings).
     batch_size : int
+        Texts per forward pass.
     compat_layer_input : bool
         Reproduce the official code's variance branch, which feeds the hidden
         state *two* blocks before the output into the last block (off by one).
@@ -138,6 +195,15 @@ class TransformerEncoder(TextEncoder):
     def __init__(self, path, name: str | None = None, max_seq_length: int = 256, batch_size: int = 32,
                  compat_layer_input: bool = False):
         super().__init__()
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError("path", f"got {type(path).__name__}", "a local model directory (str or Path)")
+        max_seq_length = check_positive_int(max_seq_length, "max_seq_length")
+        batch_size = check_positive_int(batch_size, "batch_size")
+        from iclr26sci.core import check_bool
+
+        compat_layer_input = check_bool(compat_layer_input, "compat_layer_input")
+        if name is not None and not isinstance(name, str):
+            raise InputError("name", f"got {type(name).__name__}", "a string label")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         p = Path(path)
@@ -147,14 +213,23 @@ class TransformerEncoder(TextEncoder):
             p = p / "0_Transformer"
         if not (p / "config.json").exists():
             raise InputError("path", f"{str(p)!r} has no config.json", "a Hugging Face model directory")
+        import json
+
+        try:
+            max_pos = json.loads((p / "config.json").read_text()).get("max_position_embeddings")
+        except (OSError, ValueError):
+            max_pos = None
+        if max_pos is not None and max_seq_length > int(max_pos):
+            raise InputError("max_seq_length", f"got {max_seq_length} but the model has {max_pos} positions",
+                             f"at most {max_pos}")
         import torch
         from transformers import AutoModel, AutoTokenizer
 
         self.path = str(p)
         self.name = name or p.name
-        self.max_seq_length = check_positive_int(max_seq_length, "max_seq_length")
-        self.batch_size = check_positive_int(batch_size, "batch_size")
-        self.compat_layer_input = bool(compat_layer_input)
+        self.max_seq_length = max_seq_length
+        self.batch_size = batch_size
+        self.compat_layer_input = compat_layer_input
         self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
         self.model = AutoModel.from_pretrained(self.path, local_files_only=True).eval()
         self.model.requires_grad_(False)
@@ -265,7 +340,7 @@ class TransformerEncoder(TextEncoder):
         mean : (n, H); feat_lin : (n, I); feat_code : (n, I)
         """
         texts = check_texts(texts)
-        bs = check_positive_int(batch_size or self.batch_size, "batch_size")
+        bs = self.batch_size if batch_size is None else check_positive_int(batch_size, "batch_size")
         todo = list(dict.fromkeys(t for t in texts if t not in self._feat_cache))
         todo.sort(key=len)
         if todo:
@@ -287,10 +362,20 @@ class TransformerEncoder(TextEncoder):
         return tuple(np.stack([r[i] for r in rows]).astype(float) for i in range(3))
 
     def embed_from_ffn(self, W, inputs):
-        """Mean-pooled output as a function of the FFN output weight ``W`` (torch, differentiable)."""
+        """Mean-pooled output as a function of the FFN output weight ``W`` (torch, differentiable).
+
+        ``W`` has the shape of the last block's FFN output projection ``(H, I)``;
+        ``inputs`` is ``(a, r, mask)`` from :meth:`ffn_inputs`.
+        """
         torch = self._torch
-        a, r, mask = inputs
         out = self.ffn_output
+        shape = tuple(out.dense.weight.shape)
+        if not isinstance(W, torch.Tensor) or tuple(W.shape) != shape:
+            got = tuple(W.shape) if hasattr(W, "shape") else type(W).__name__
+            raise InputError("W", f"has shape {got}", f"a torch tensor of shape {shape} (the FFN output projection)")
+        if not (isinstance(inputs, tuple) and len(inputs) == 3):
+            raise InputError("inputs", f"got {type(inputs).__name__}", "the (a, r, mask) tuple of ffn_inputs(texts)")
+        a, r, mask = inputs
         h = torch.nn.functional.linear(a, W, out.dense.bias) + r
         h = torch.nn.functional.layer_norm(h, (h.shape[-1],), out.LayerNorm.weight, out.LayerNorm.bias,
                                            out.LayerNorm.eps)
@@ -307,7 +392,28 @@ class _CorpusEncoder(TextEncoder):
     def _corpus(self, corpus):
         if corpus is None:
             return lee_background_corpus()
-        return check_texts(corpus, "corpus")
+        docs = _check_docs(corpus, "corpus")
+        if not any(_tokenize(d) for d in docs):
+            raise InputError("corpus", f"has no word in any of its {len(docs)} documents",
+                             "documents with words (the model learns from them)")
+        return docs
+
+    @staticmethod
+    def _check_vocabulary(token_lists, min_count):
+        from collections import Counter
+
+        counts = Counter(w for toks in token_lists for w in toks)
+        top = max(counts.values(), default=0)
+        if top < min_count:
+            raise InputError("min_count", f"got {min_count}: no word of the corpus occurs that often "
+                             f"({len(counts)} distinct words, the most frequent {top} times)",
+                             f"min_count <= {top}, or a larger corpus")
+
+
+def _check_name(name):
+    if not isinstance(name, str) or not name:
+        raise InputError("name", f"got {name!r}", "a non-empty string label")
+    return name
 
 
 def _stable_hash(text: str) -> int:
@@ -343,6 +449,28 @@ class Doc2VecEncoder(_CorpusEncoder):
 
     Texts are embedded with ``infer_vector`` (re-seeded per text, so a text's
     vector does not depend on what was encoded before it).
+
+    Parameters
+    ----------
+    corpus : list of str, optional
+        Training documents (default: the 300 Lee background news documents bundled with gensim).
+    vector_size : int
+        Embedding dimension.
+    epochs : int
+        Training passes over the corpus (also used for inference).
+    min_count : int
+        Words rarer than this in the corpus are ignored.
+    rng : int or Generator
+        Seed of the training (single worker, so runs are reproducible).
+    name : str
+        Label of the encoder in reports.
+
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import Doc2VecEncoder
+    >>> enc = Doc2VecEncoder(corpus=["fire crews fought the fire", "the fire spread fast"], vector_size=8, epochs=2)
+    >>> enc.encode(["a fire"]).shape
+    (1, 8)
     """
 
     def __init__(self, corpus=None, vector_size: int = 100, epochs: int = 40, min_count: int = 2,
@@ -350,12 +478,14 @@ class Doc2VecEncoder(_CorpusEncoder):
         super().__init__()
         from gensim.models.doc2vec import Doc2Vec, TaggedDocument
 
-        self.name = name
+        self.name = _check_name(name)
         self.dim = check_positive_int(vector_size, "vector_size")
         epochs = check_positive_int(epochs, "epochs")
+        min_count = check_positive_int(min_count, "min_count")
         docs = self._corpus(corpus)
         seed = int(as_generator(rng).integers(2**31 - 1))
         tagged = [TaggedDocument(_tokenize(d), [i]) for i, d in enumerate(docs)]
+        self._check_vocabulary([t.words for t in tagged], min_count)
         self.model = Doc2Vec(tagged, vector_size=self.dim, min_count=min_count, epochs=epochs, dm=0,
                              workers=1, seed=seed, hashfxn=_stable_hash)
         self._seed = seed
@@ -373,8 +503,29 @@ class WordVectorEncoder(_CorpusEncoder):
 
     Parameters
     ----------
+    corpus : list of str, optional
+        Training documents (default: the Lee background corpus bundled with gensim).
     kind : {"fasttext", "word2vec"}
-        FastText composes vectors for unseen words from character n-grams.
+        FastText composes vectors for unseen words from character n-grams; Word2Vec
+        ignores unseen words (a text with none embeds as the zero vector).
+    vector_size : int
+        Embedding dimension.
+    epochs : int
+        Training passes over the corpus.
+    min_count : int
+        Words rarer than this in the corpus are ignored.
+    rng : int or Generator
+        Training seed.
+    name : str, optional
+        Label (default ``"<kind>-lee"``).
+
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import WordVectorEncoder
+    >>> enc = WordVectorEncoder(corpus=["fire crews fought the fire", "the fire spread"], kind="word2vec",
+    ...                         vector_size=4, epochs=1, min_count=1)
+    >>> enc.encode(["fire", "unknownword"]).shape
+    (2, 4)
     """
 
     def __init__(self, corpus=None, kind: str = "fasttext", vector_size: int = 100, epochs: int = 20,
@@ -384,8 +535,11 @@ class WordVectorEncoder(_CorpusEncoder):
         from gensim.models import FastText, Word2Vec
 
         self.dim = check_positive_int(vector_size, "vector_size")
-        self.name = name or f"{kind}-lee"
+        epochs = check_positive_int(epochs, "epochs")
+        min_count = check_positive_int(min_count, "min_count")
+        self.name = _check_name(name) if name is not None else f"{kind}-lee"
         sents = [_tokenize(d) for d in self._corpus(corpus)]
+        self._check_vocabulary(sents, min_count)
         seed = int(as_generator(rng).integers(2**31 - 1))
         cls = FastText if kind == "fasttext" else Word2Vec
         self.model = cls(sents, vector_size=self.dim, min_count=min_count, epochs=epochs, workers=1, seed=seed,
@@ -405,7 +559,26 @@ class WordVectorEncoder(_CorpusEncoder):
 
 
 class LSAEncoder(_CorpusEncoder):
-    """TF-IDF (sublinear tf, l2 rows) followed by truncated SVD, fitted on a corpus."""
+    """Latent semantic analysis: TF-IDF (sublinear tf, l2 rows) followed by truncated SVD, fitted on a corpus.
+
+    Parameters
+    ----------
+    corpus : list of str, optional
+        Documents that fit the vocabulary and the SVD (default: the Lee background corpus).
+    n_components : int
+        Embedding dimension (number of singular vectors kept); fewer than the number of documents.
+    rng : int or Generator
+        Seed of the randomized SVD.
+    name : str
+        Label of the encoder.
+
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import LSAEncoder
+    >>> enc = LSAEncoder(corpus=["fire crews", "fire spread", "shares fell", "markets fell"], n_components=2)
+    >>> enc.encode(["fire"]).shape
+    (1, 2)
+    """
 
     def __init__(self, corpus=None, n_components: int = 128, rng=0, name: str = "lsa-lee"):
         super().__init__()
@@ -414,6 +587,7 @@ class LSAEncoder(_CorpusEncoder):
 
         docs = self._corpus(corpus)
         n_components = check_positive_int(n_components, "n_components")
+        name = _check_name(name)
         if n_components >= len(docs):
             raise InputError("n_components", f"got {n_components} for a corpus of {len(docs)} documents",
                              f"fewer than {len(docs)}")

@@ -3,19 +3,39 @@ post-hoc Laplace approximation on one linear layer."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
+from iclr26sci.core import (
+    InputError,
+    as_generator,
+    check_bool,
+    check_in_range,
+    check_option,
+    check_positive_int,
+)
 
 from ._encoders import TextEncoder, TransformerEncoder, check_texts
-from ._laplace import DiagLaplaceLinear
 from ._uec import GaussianEmbeddings, normalize_gaussian
 
 __all__ = ["ProbabilisticEncoder", "check_pairs", "alignment_matrix"]
 
 
 def check_pairs(pairs, name: str = "pairs") -> list[tuple[str, str]]:
-    """Validate a non-empty list of (query, positive) string pairs."""
+    """Validate a list of at least two (query, positive) string pairs; returns it as a list of tuples.
+
+    Parameters
+    ----------
+    pairs : sequence of (str, str)
+        Positive pairs: the second text is a paraphrase / relevant passage of the first.
+    name : str
+        The argument name used in the error message.
+
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import check_pairs
+    >>> check_pairs([["a", "b"], ("c", "d")])
+    [('a', 'b'), ('c', 'd')]
+    """
     if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__len__"):
         raise InputError(name, f"got {type(pairs).__name__}", "a list of (query, positive) string pairs")
     pairs = list(pairs)
@@ -33,7 +53,26 @@ def alignment_matrix(d_in: int, d_out: int, rng=0) -> np.ndarray:
     Identity when equal; orthonormal columns (an isometry: inner products are
     kept exactly) when ``d_out > d_in``; orthonormal rows (a random
     orthogonal projection) when ``d_out < d_in``.
+
+    Parameters
+    ----------
+    d_in : int
+        Dimension of the member's own embedding.
+    d_out : int
+        Common dimension of the ensemble.
+    rng : int or Generator
+        Seed of the random orthonormal basis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.embeddings import alignment_matrix
+    >>> W = alignment_matrix(2, 4)
+    >>> W.shape, np.allclose(W.T @ W, np.eye(2))
+    ((4, 2), True)
     """
+    d_in = check_positive_int(d_in, "d_in")
+    d_out = check_positive_int(d_out, "d_out")
     if d_in == d_out:
         return np.eye(d_in)
     g = as_generator(rng)
@@ -43,7 +82,7 @@ def alignment_matrix(d_in: int, d_out: int, rng=0) -> np.ndarray:
     return Q if d_out > d_in else Q.T
 
 
-class ProbabilisticEncoder:
+class ProbabilisticEncoder(BaseEstimator):
     r"""A frozen encoder turned into a diagonal Gaussian embedding by a post-hoc Laplace approximation.
 
     Two variants (``method``):
@@ -74,14 +113,15 @@ class ProbabilisticEncoder:
     Parameters
     ----------
     encoder : TextEncoder
-        E.g. ``encoders.minilm()``.
+        The frozen encoder whose embedding gets a variance, e.g. ``encoders.minilm()``.
     method : {"auto", "ffn", "adapter"}
-        ``"auto"``: ``"ffn"`` for BERT-family transformers whose output dimension
-        already equals ``dim``, else ``"adapter"``.
+        Where the random layer sits. ``"auto"``: ``"ffn"`` for BERT-family transformers whose output
+        dimension already equals ``dim``, else ``"adapter"``.
     dim : int, optional
-        Output dimension (the adapter aligns to it); default the encoder's.
+        Output dimension shared by the ensemble (the adapter aligns to it); default the encoder's.
     prior_precision : float > 0
-        :math:`\tau_0` of the Laplace approximation (official: 1e-5).
+        :math:`\tau_0`, precision of the Gaussian prior on the random layer's weights (official: 1e-5,
+        so the contrastive data dominate the posterior).
     prune : bool
         Official post-processing: zero the variance where :math:`|\hat W| < \sqrt v`.
     propagation : {"linearized", "code"}
@@ -100,18 +140,35 @@ class ProbabilisticEncoder:
     input_scale : float > 0
         Adapter variant: norm given to the input embedding (logits are
         ``input_scale**2`` times cosines at initialisation).
-    rng : seed for the alignment matrix and batch shuffling.
+    rng : int or Generator
+        Seed of the alignment matrix and of the batch shuffling.
+    name : str, optional
+        Label in reports (default: the encoder's name).
 
     Attributes
     ----------
     laplace_ : DiagLaplaceLinear
         The fitted posterior (after :meth:`fit_laplace`).
     method_ : str
+        The variant in use (``"ffn"`` or ``"adapter"``).
+    dim_ : int
+        Output dimension.
     W0_ : ndarray (dim, d_in), adapter variant only.
+    n_pairs_ : int
+        Pairs seen by the Laplace fit.
 
     References
     ----------
     Lim et al., Uncertainty-driven Embedding Convolution, ICLR 2026 (arXiv:2507.20718), Sec. 3.1.
+
+    Examples
+    --------
+    >>> from iclr26sci.embeddings import ProbabilisticEncoder, encoders
+    >>> lsa = encoders.lsa_lee(n_components=16)
+    >>> pe = ProbabilisticEncoder(lsa, dim=16).fit_laplace(encoders.lee_pairs(8, rng=0), batch_size=4)
+    >>> g = pe.encode(["A bushfire forced residents to leave."])
+    >>> g.mean.shape, bool((g.var > 0).all())
+    ((1, 16), True)
     """
 
     def __init__(self, encoder, method: str = "auto", dim: int | None = None, prior_precision: float = 1e-5,
@@ -119,42 +176,84 @@ class ProbabilisticEncoder:
                  input_scale: float = float(np.sqrt(20.0)), curvature: str = "ef",
                  impute_dead_dims: bool = True, rng=0,
                  name: str | None = None):
+        self.encoder = encoder
+        self.method = method
+        self.dim = dim
+        self.prior_precision = prior_precision
+        self.prune = prune
+        self.propagation = propagation
+        self.scale = scale
+        self.input_scale = input_scale
+        self.curvature = curvature
+        self.impute_dead_dims = impute_dead_dims
+        self.rng = rng
+        self.name = name
+        self._validate_params()  # fail early; the parameters are stored unmodified (scikit-learn convention)
+
+    def _validate_params(self) -> dict:
+        """Checked parameters (raises InputError); called by __init__, fit and every use."""
+        encoder = self.encoder
         if not isinstance(encoder, TextEncoder):
             raise InputError("encoder", f"got {type(encoder).__name__}", "a TextEncoder (see iclr26sci.embeddings.encoders)")
-        self.encoder = encoder
-        self.method = check_option(method, "method", ("auto", "ffn", "adapter"))
-        self.dim = encoder.dim if dim is None else check_positive_int(dim, "dim")
-        self.prior_precision = check_in_range(prior_precision, "prior_precision", 0.0, None, low_open=True)
-        self.prune = bool(prune)
-        self.propagation = check_option(propagation, "propagation", ("linearized", "code"))
-        self.scale = check_in_range(scale, "scale", 0.0, None, low_open=True)
-        self.input_scale = check_in_range(input_scale, "input_scale", 0.0, None, low_open=True)
-        self.curvature = check_option(curvature, "curvature", ("ef", "mc_fisher"))
-        self.impute_dead_dims = bool(impute_dead_dims)
-        self.rng = rng
-        self.name = name or encoder.name
+        p = {"method": check_option(self.method, "method", ("auto", "ffn", "adapter")),
+             "dim": encoder.dim if self.dim is None else check_positive_int(self.dim, "dim"),
+             "prior_precision": check_in_range(self.prior_precision, "prior_precision", 0.0, None, low_open=True),
+             "prune": check_bool(self.prune, "prune"),
+             "propagation": check_option(self.propagation, "propagation", ("linearized", "code")),
+             "scale": check_in_range(self.scale, "scale", 0.0, None, low_open=True),
+             "input_scale": check_in_range(self.input_scale, "input_scale", 0.0, None, low_open=True),
+             "curvature": check_option(self.curvature, "curvature", ("ef", "mc_fisher")),
+             "impute_dead_dims": check_bool(self.impute_dead_dims, "impute_dead_dims")}
+        if self.name is not None and (not isinstance(self.name, str) or not self.name):
+            raise InputError("name", f"got {self.name!r}", "a non-empty string label, or None")
         ffn_ok = isinstance(encoder, TransformerEncoder) and encoder.supports_ffn_laplace
-        if self.method == "ffn":
+        if p["method"] == "ffn":
             if not ffn_ok:
                 raise InputError("method", f"'ffn' needs a BERT-family TransformerEncoder, got {encoder!r}",
                                  "'adapter' for this encoder")
-            if self.dim != encoder.dim:
-                raise InputError("dim", f"got {self.dim} but the FFN variant keeps the model's {encoder.dim}",
+            if p["dim"] != encoder.dim:
+                raise InputError("dim", f"got {p['dim']} but the FFN variant keeps the model's {encoder.dim}",
                                  f"dim={encoder.dim}, or method='adapter' to align dimensions")
-        self.method_ = ("ffn" if ffn_ok and self.dim == encoder.dim else "adapter") if self.method == "auto" else self.method
+        p["method_"] = ("ffn" if ffn_ok and p["dim"] == encoder.dim else "adapter") if p["method"] == "auto" \
+            else p["method"]
+        return p
+
+    def _resolve(self) -> dict:
+        """Validated parameters, with the structural attributes (method_, dim_, W0_) set."""
+        p = self._validate_params()
+        self.method_ = p["method_"]
+        self.dim_ = p["dim"]
         if self.method_ == "adapter":
-            self.W0_ = alignment_matrix(encoder.dim, self.dim, rng=self._child_seed(0))
+            if getattr(self, "W0_", None) is None or self.W0_.shape != (p["dim"], self.encoder.dim):
+                self.W0_ = alignment_matrix(self.encoder.dim, p["dim"], rng=self._child_seed(0))
+        elif hasattr(self, "W0_"):
+            del self.W0_
+        return p
+
+    @property
+    def output_dim(self) -> int:
+        """Dimension of the Gaussian embedding (``dim``, or the encoder's)."""
+        return self._validate_params()["dim"]
+
+    @property
+    def label(self) -> str:
+        """Name shown in reports (``name``, or the encoder's)."""
+        return self.name or getattr(self.encoder, "name", type(self.encoder).__name__)
 
     def _child_seed(self, i):
         return np.random.SeedSequence([int(as_generator(self.rng).integers(2**31 - 1)) if not isinstance(self.rng, int) else self.rng, i])
 
     @property
     def is_fitted(self) -> bool:
+        """Whether :meth:`fit_laplace` has run (the variance is available)."""
         return hasattr(self, "laplace_")
 
-    def __repr__(self):
-        return (f"ProbabilisticEncoder({self.name!r}, method={self.method_!r}, dim={self.dim}, "
-                f"fitted={self.is_fitted})")
+    def _require_fitted(self, method):
+        from iclr26sci.core import NotFittedError
+
+        if not self.is_fitted:
+            raise NotFittedError(f"ProbabilisticEncoder.{method}", f"({self.label}) is not fitted for uncertainty",
+                                 "call .fit_laplace(pairs) first (or .encode_mean(texts) for the mean only)")
 
     # ------------------------------------------------------------------ fit
     def _batches(self, pairs, batch_size, rng, shuffle=True):
@@ -175,14 +274,27 @@ class ProbabilisticEncoder:
         :meth:`calibrate` is called afterwards; by default the variance is left
         uncalibrated, as in the paper. Refitting drops an earlier calibration. Returns ``self``.
         """
+        import torch
+
+        from ._laplace import DiagLaplaceLinear
+
+        prm = self._resolve()
         pairs = check_pairs(pairs)
         if calibration_pairs is not None:
             calibration_pairs = check_pairs(calibration_pairs, "calibration_pairs")
         batch_size = check_positive_int(batch_size, "batch_size", minimum=2)
+        shuffle = check_bool(shuffle, "shuffle")
+        if show_progress is not None:
+            show_progress = check_bool(show_progress, "show_progress")
+        else:
+            from iclr26sci.core import progress_enabled
+
+            show_progress = progress_enabled() and self.method_ == "ffn"  # the FFN fit takes seconds to minutes
         rng = self._child_seed(1) if rng is None else rng
         idx = self._batches(pairs, batch_size, rng, shuffle)
-        la = DiagLaplaceLinear(prior_precision=self.prior_precision, prune=self.prune, curvature=self.curvature,
-                               n_samples=4 if self.curvature == "mc_fisher" else 1, rng=self._child_seed(2))
+        la = DiagLaplaceLinear(prior_precision=prm["prior_precision"], prune=prm["prune"],
+                               curvature=prm["curvature"], n_samples=4 if prm["curvature"] == "mc_fisher" else 1,
+                               rng=self._child_seed(2))
         if self.method_ == "ffn":
             enc = self.encoder
             W = enc.ffn_output.dense.weight.detach()
@@ -214,8 +326,15 @@ class ProbabilisticEncoder:
             self.calibrate(calibration_pairs, show_progress=show_progress)
         return self
 
+    def fit(self, X, y=None, **kwargs):
+        """scikit-learn spelling of :meth:`fit_laplace`: ``X`` is the list of positive pairs, ``y`` is unused."""
+        if y is not None:
+            raise InputError("y", "is not used (the pairs carry their own labels: the diagonal)", "None")
+        return self.fit_laplace(X, **kwargs)
+
     @property
     def is_calibrated(self) -> bool:
+        """Whether :meth:`calibrate` has set a variance scale."""
         return hasattr(self, "variance_scale_")
 
     def calibrate(self, pairs, *, show_progress: bool | None = None):
@@ -231,16 +350,16 @@ class ProbabilisticEncoder:
 
         .. math::
 
-            \hat\mu(q_n) - \hat\mu(p_n) \sim \mathcal Nigl(0,\;
-            c\,[\hat\sigma^2(q_n) + \hat\sigma^2(p_n)]igr)
-            \quad	ext{(independent dimensions)},
+            \hat\mu(q_n) - \hat\mu(p_n) \sim \mathcal N\bigl(0,\;
+            c\,[\hat\sigma^2(q_n) + \hat\sigma^2(p_n)]\bigr)
+            \quad\text{(independent dimensions)},
 
         whose maximum-likelihood scale is
 
         .. math::
 
-            \hat c = rac{1}{ND}\sum_{n=1}^{N}\sum_{d=1}^{D}
-            rac{(\hat\mu_d(q_n) - \hat\mu_d(p_n))^2}{\hat\sigma_d^2(q_n) + \hat\sigma_d^2(p_n)} ,
+            \hat c = \frac{1}{ND}\sum_{n=1}^{N}\sum_{d=1}^{D}
+            \frac{(\hat\mu_d(q_n) - \hat\mu_d(p_n))^2}{\hat\sigma_d^2(q_n) + \hat\sigma_d^2(p_n)} ,
 
         with the delta-normalised (uncalibrated) variances. Afterwards the raw
         variance is multiplied by :math:`\hat c` (a fitted version of the
@@ -252,9 +371,8 @@ class ProbabilisticEncoder:
         ``variance_scale_`` and ``calibration_`` (a dict with the number of pairs and
         the median standardised squared residual). Returns ``self``.
         """
-        if not self.is_fitted:
-            raise InputError("self", f"{self.name} is not fitted for uncertainty",
-                             "call .fit_laplace(pairs) before .calibrate(pairs)")
+        self._require_fitted("calibrate")
+        self._resolve()
         pairs = check_pairs(pairs)
         texts = [t for pr in pairs for t in pr]
         mean, var = self._raw_uncalibrated(texts, True, show_progress)
@@ -273,7 +391,7 @@ class ProbabilisticEncoder:
     def _adapter_inputs(self, texts, show_progress=None):
         E = self.encoder.encode(texts, show_progress=show_progress)
         n = np.linalg.norm(E, axis=1, keepdims=True)
-        return self.input_scale * E / np.where(n > 0, n, 1.0)
+        return float(self.input_scale) * E / np.where(n > 0, n, 1.0)
 
     # ------------------------------------------------------------------ encode
     def _raw(self, texts, need_var, show_progress=None):
@@ -283,33 +401,34 @@ class ProbabilisticEncoder:
         return mean, var
 
     def _raw_uncalibrated(self, texts, need_var, show_progress=None):
+        prm = self._resolve()
         if self.method_ == "ffn":
             mean, lin, code = self.encoder.encode_with_features(texts, show_progress=show_progress)
             if not need_var:
                 return mean, None
             if self.propagation == "linearized":
                 gamma = self.encoder.ffn_output.LayerNorm.weight.detach().double().numpy()
-                var = self.laplace_.propagate(lin, out_scale=gamma, scale=self.scale)
+                var = self.laplace_.propagate(lin, out_scale=gamma, scale=prm["scale"])
                 dead = np.abs(gamma) <= 1e-3 * np.median(np.abs(gamma))
-                if self.impute_dead_dims and dead.any() and not dead.all():
+                if prm["impute_dead_dims"] and dead.any() and not dead.all():
                     # outputs with zero LayerNorm gain are constants (the bias): zero variance that
                     # carries no information; give them the text's median variance so they do not
                     # dominate the total precision
                     var[:, dead] = np.median(var[:, ~dead], axis=1, keepdims=True)
             else:
-                var = self.laplace_.propagate(code, scale=self.scale)
+                var = self.laplace_.propagate(code, scale=prm["scale"])
             return mean, var
         E = self._adapter_inputs(texts, show_progress=show_progress)
         mean = E @ self.W0_.T
         var = None
         if need_var:
-            var = self.laplace_.propagate(E, scale=self.scale)
+            var = self.laplace_.propagate(E, scale=prm["scale"])
             # an all-zero base embedding (e.g. LSA on out-of-vocabulary text) carries no information;
             # the linearisation would call it certain (variance 0), so give it the prior predictive
             # variance of an input of norm input_scale instead
             empty = ~np.any(E != 0, axis=1)
             if empty.any():
-                var[empty] = self.scale * self.input_scale**2 / self.prior_precision
+                var[empty] = prm["scale"] * prm["input_scale"] ** 2 / prm["prior_precision"]
         return mean, var
 
     def encode(self, texts, *, normalize: bool = True, variance_norm: str = "delta",
@@ -321,18 +440,18 @@ class ProbabilisticEncoder:
         :math:`\sigma^2/\lVert\sigma^2\rVert^2`).
         """
         texts = check_texts(texts)
+        normalize = check_bool(normalize, "normalize")
         variance_norm = check_option(variance_norm, "variance_norm", ("delta", "code", "none"))
-        if not self.is_fitted:
-            raise InputError("encoder", f"{self.name} is not fitted for uncertainty",
-                             "call .fit_laplace(pairs) first (or use encode_mean for the mean only)")
+        self._require_fitted("encode")
         mean, var = self._raw(texts, True, show_progress)
         if normalize:
             mean, var = normalize_gaussian(mean, var, variance_norm)
         return GaussianEmbeddings(mean=mean, var=var)
 
     def encode_mean(self, texts, *, normalize: bool = True, show_progress: bool | None = None) -> np.ndarray:
-        """The mean embedding only (no Laplace fit needed)."""
+        """The mean embedding only (no Laplace fit needed); L2-normalised when ``normalize``."""
         texts = check_texts(texts)
+        normalize = check_bool(normalize, "normalize")
         mean, _ = self._raw(texts, False, show_progress)
         if normalize:
             n = np.linalg.norm(mean, axis=1, keepdims=True)

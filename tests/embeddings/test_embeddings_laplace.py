@@ -79,12 +79,15 @@ def pairs():
 
 
 def test_lsa_adapter_encoder(lsa, pairs):
+    from iclr26sci.core import NotFittedError
+
     pe = ProbabilisticEncoder(lsa, dim=48, rng=3)
-    assert pe.method_ == "adapter"
-    with pytest.raises(InputError, match="encoder"):
+    assert pe.output_dim == 48 and pe.dim == 48
+    with pytest.raises(NotFittedError, match="ProbabilisticEncoder.encode"):
         pe.encode(TEXTS)
     m0 = pe.encode_mean(TEXTS)  # mean only needs no fit
     pe.fit_laplace(pairs, batch_size=6)
+    assert pe.method_ == "adapter" and pe.dim_ == 48
     z = pe.encode(TEXTS)
     assert z.mean.shape == (4, 48) and np.all(z.var > 0)
     np.testing.assert_allclose(z.mean, m0, atol=1e-12)
@@ -206,7 +209,7 @@ def test_variance_calibration_mle_scale_invariance_and_reset(lsa, pairs):
 
 
 def test_variance_calibration_input_errors(lsa, pairs):
-    with pytest.raises(InputError, match="self"):
+    with pytest.raises(InputError, match="ProbabilisticEncoder.calibrate"):
         ProbabilisticEncoder(lsa).calibrate(pairs)
     pe = ProbabilisticEncoder(lsa).fit_laplace(pairs, batch_size=6)
     with pytest.raises(InputError, match="pairs"):
