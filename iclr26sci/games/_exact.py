@@ -28,7 +28,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from iclr26sci.core import InputError, check_in_range, check_option, check_positive_int
 
@@ -113,6 +112,8 @@ def _player_of(game: PolymatrixGame, valid: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- the CCDP LP
 def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndarray, float, dict]:
     """Solve the CCDP LP with HiGHS (through scipy); returns padded x (N, Amax), objective, info."""
+    import scipy.sparse as sp
+
     from scipy.optimize import linprog
 
     from iclr26sci.optim import SolverError
@@ -148,6 +149,8 @@ def zero_sum_lp(game: PolymatrixGame, *, method: str = "highs") -> tuple[np.ndar
 
 def _highs_ipm_no_crossover(a_ub, a_eq, c, k, n):
     """HiGHS interior point without crossover through highspy; None if unavailable or not optimal."""
+    import scipy.sparse as sp
+
     try:
         import highspy
     except ImportError:  # pragma: no cover
@@ -399,6 +402,8 @@ def _proj_simplex_rows(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 def _support_solve(game: PolymatrixGame, x: np.ndarray, tol_supp: float, tol_br: float):
     """Exact equilibrium on the supports/best-response sets suggested by x (None if it fails)."""
+    import scipy.sparse as sp
+
     n, amax = game._n, game._amax
     g = game._grad(x, normalize=False) / game._pscale      # the units of game._matrix()
     gm = np.where(game._mask, g, -np.inf)
@@ -453,6 +458,8 @@ def _block_pivot(game: PolymatrixGame, x: np.ndarray, tol: float, max_steps: int
     "every support action is a best response, supports sum to one"; drop the most negative
     support action, else add the most profitable missing deviation; repeat until neither
     exists (an exact equilibrium). Returns a profile or None."""
+    import scipy.sparse as sp
+
     n, amax = game._n, game._amax
     big = game._matrix()
     supp = (x > 1e-3 * x.max(axis=1, keepdims=True)) & game._mask

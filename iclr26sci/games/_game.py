@@ -12,7 +12,6 @@ from numbers import Integral
 from typing import Any, Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from iclr26sci.core import (
     InputError,
@@ -577,7 +576,7 @@ class PolymatrixGame:
         return [self._nodes[k] for k in self._dst[lo:hi]]
 
     # ------------------------------------------------------------------ linear algebra
-    def _matrix(self) -> sp.csr_matrix:
+    def _matrix(self):
         """Block matrix :math:`\\mathbf M` (N*Amax square, unnormalised), CSR, nnz = 2|E| Amax^2."""
         if self._big is None:
             a = self._amax
@@ -587,6 +586,8 @@ class PolymatrixGame:
             rows = np.broadcast_to(rows, (e, a, a)).ravel()
             cols = np.broadcast_to(cols, (e, a, a)).ravel()
             vals = self._blocks.ravel() if self._pscale == 1.0 else self._blocks.ravel() / self._pscale
+            import scipy.sparse as sp
+
             self._big = sp.csr_matrix((vals, (rows, cols)), shape=(self._n * a, self._n * a))
         return self._big
 
