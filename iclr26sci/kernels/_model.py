@@ -332,8 +332,6 @@ def ift_hypergradient(extractor: torch.nn.Module, X_s: torch.Tensor, z_s: torch.
     psi_star = _check_tensor(psi_star, "psi_star", 2, (B, None))
     prior_centre = _check_tensor(prior_centre, "prior_centre", 2, tuple(psi_star.shape))
     params = [p for p in extractor.parameters() if p.requires_grad]
-    if not params:
-        raise InputError("extractor", "has no trainable parameters", "a feature map with requires_grad parameters")
     if features is None:
         F_s, F_q = _extract_pair(extractor, X_s, X_q)
     else:
@@ -342,6 +340,8 @@ def ift_hypergradient(extractor: torch.nn.Module, X_s: torch.Tensor, z_s: torch.
     if psi_star.shape[1] not in (m + 3, 4):
         raise InputError("psi_star", f"has {psi_star.shape[1]} parameters per task for {m} features",
                          f"{m + 3} (ARD) or 4 (isotropic)")
+    if not params:
+        raise InputError("extractor", "has no trainable parameters", "a feature map with requires_grad parameters")
     psi = psi_star.detach().clone().requires_grad_(True)
     J = (query_log_density(F_s, z_s, psi, F_q, z_q) / k).mean()
     g_psi, = torch.autograd.grad(J, psi, retain_graph=True)

@@ -1,0 +1,105 @@
+"""Power of the kernels validation checks: each check fails a deliberately broken variant of what it tests.
+
+A check that cannot fail is a defect (DEVELOPERS.md). Each test swaps one component for a plausible bug and
+asserts that the check's verdict flips to FAIL (the healthy verdicts are in the validation report, for master
+seeds 0-4 at 1 and 2 threads). Checks that need a meta-trained kernel are marked slow.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+import iclr26sci.kernels as K
+import validation.kernels as VK
+from iclr26sci.kernels import _gp, _model
+from validation.registry import Profile
+
+QUICK = Profile("quick")
+
+
+def _rng(seed=0):
+    return np.random.default_rng(np.random.SeedSequence([seed, 12345]))
+
+
+def _failed(res):
+    return not res.passed
+
+
+def test_t1_fails_gpytorch_mll_not_multiplied_by_n(monkeypatch):
+    orig = K.gpytorch_log_evidence
+    monkeypatch.setattr(K, "gpytorch_log_evidence", lambda F, y, *a: orig(F, y, *a) / len(y))
+    res = VK.t1_evidence_exact(QUICK, _rng())
+    assert _failed(res) and res.criteria[1].statistic > 1.0
+
+
+def test_t2_fails_without_the_implicit_term(monkeypatch):
+    orig = K.ift_hypergradient
+    monkeypatch.setattr(K, "ift_hypergradient", lambda *a, **k: orig(*a, **{**k, "method": "none"}))
+    res = VK.t2_hypergradient_fd(QUICK, _rng())
+    assert _failed(res) and res.statistic > 1e-2
+
+
+@pytest.mark.slow
+def test_t3_fails_evidence_without_occam_term(monkeypatch):
+    def no_logdet(F, y, psi):
+        log_s2, log_l, log_n, c = _gp.unpack_psi(psi)
+        n = F.shape[-2]
+        A = _gp.rbf_kernel(F, F, log_s2, log_l) + torch.exp(log_n)[:, None, None] * torch.eye(n, dtype=F.dtype)
+        L = _gp.stable_cholesky(A)
+        w = torch.linalg.solve_triangular(L, (y - c[:, None])[..., None], upper=False)
+        return -0.5 * (w * w).sum((-1, -2)) - 0.5 * n * _gp.LOG2PI
+
+    monkeypatch.setattr(_model, "log_evidence", no_logdet)
+    res = VK.t3_model_selection_consistency(QUICK, _rng())
+    assert _failed(res)
+
+
+def _untrained(profile_name, theory, seed=0):
+    """The quick TIK with zero outer steps: calibrated random conv features (no theory learned)."""
+    ctx = VK._context(profile_name)
+    tasks = K.TheoryTaskSampler(ctx[theory], ctx["patches"], n_tasks=50, n_support=(25,), n_query=10, rng=11)
+    return K.TheoryInformedKernel(**{**VK._tik_settings(True), "n_outer": 0}).meta_fit(tasks, rng=seed)
+
+
+@pytest.mark.slow
+def test_t4_fails_untrained_kernel(monkeypatch):
+    monkeypatch.setattr(VK, "_meta_trained", functools.lru_cache(maxsize=2)(_untrained))
+    res = VK.t4_theory_match(QUICK, _rng())
+    assert _failed(res)
+
+
+@pytest.mark.slow
+def test_t5_fails_intervals_without_noise(monkeypatch):
+    orig = _model.NeuronGP.predict
+    monkeypatch.setattr(_model.NeuronGP, "predict", lambda self, X, include_noise=True: orig(self, X, False))
+    res = VK.t5_calibration(QUICK, _rng())
+    assert _failed(res) and res.criteria[0].statistic < 0.85
+
+
+@pytest.mark.slow
+def test_t6_fails_untrained_kernel(monkeypatch):
+    monkeypatch.setattr(VK, "_meta_trained", functools.lru_cache(maxsize=2)(_untrained))
+    res = VK.t6_few_shot(QUICK, _rng())
+    assert _failed(res)
+
+
+def test_t7_fails_wrong_filter_gain(monkeypatch):
+    def wrong(self, noise):
+        lam, U, keep = self.eigvals_, self.eigvecs_, self._rank_mask
+        g = np.zeros_like(lam)
+        g[keep] = lam[keep] / (lam[keep] + noise)  # missing square root
+        return (U * g) @ U.T
+
+    monkeypatch.setattr(K.EfficientCodingTheory, "filters", wrong)
+    res = VK.t7_theory_limits(QUICK, _rng())
+    assert _failed(res) and res.criteria[0].statistic > 1e-3
+
+
+def test_t8_fails_inner_solver_stopped_early(monkeypatch):
+    orig = K.solve_inner
+    monkeypatch.setattr(K, "solve_inner", lambda *a, **k: orig(*a, **{**k, "iters": 1}))
+    res = VK.t8_special_cases(QUICK, _rng())
+    assert _failed(res)
