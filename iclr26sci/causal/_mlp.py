@@ -132,6 +132,9 @@ class MLPClassifier64(ClassifierMixin, BaseEstimator):
         _check_train_params(self)
         check_positive_int(self.random_state, "random_state", minimum=0)
         X = check_X(X, "X")
+        if y is None:
+            raise InputError("y", "is None: this estimator requires y to be passed, but the target y is None",
+                             "class labels (n,)")
         y_arr = np.asarray(y)
         if y_arr.ndim != 1 or y_arr.shape[0] != X.shape[0]:
             raise InputError("y", f"has shape {y_arr.shape}", f"({X.shape[0]},): one label per row of X")

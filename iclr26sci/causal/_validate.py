@@ -66,30 +66,55 @@ def check_clip(clip, name: str = "propensity_clip") -> float:
     return check_in_range(clip, name, 0.0, 0.5, low_open=True, high_open=True)
 
 
+def _densify(X, name):
+    """Refuse sparse matrices, accept object arrays of numbers (scikit-learn's conventions), refuse complex."""
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise InputError(name, "is a sparse matrix: sparse input is not supported", "a dense array (X.toarray())")
+    arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if np.iscomplexobj(arr):
+        raise InputError(name, "has complex entries: Complex data not supported", "real numbers")
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError) as err:
+            raise InputError(name, f"has non-numeric entries ({err}; float() argument must be a string or a "
+                             "real number)", "a rectangular numeric array") from None
+    return arr
+
+
 def check_X(X, name: str = "X", *, n_features: int | None = None, min_rows: int = 1,
-            allow_1d: bool = False) -> np.ndarray:
+            allow_1d: bool = False, estimator=None) -> np.ndarray:
     """Covariates as a finite 2-D float array (n, d) with at least ``min_rows`` rows.
 
     A 1-D array is refused unless ``allow_1d`` (then it is read as one covariate): at predict time it is
-    ambiguous (one row of d features, or n rows of one feature).
+    ambiguous (one row of d features, or n rows of one feature). Messages follow scikit-learn's wording where
+    its estimator checks expect one (sparse, complex, empty, reshape, n_features_in_).
     """
-    arr = check_array(X, name, ndim=(1, 2) if allow_1d else None)
+    arr = check_array(_densify(X, name), name, ndim=(1, 2) if allow_1d else None)
     if arr.ndim == 1 and allow_1d:
         arr = arr[:, None]
     if arr.ndim != 2:
-        hint = (" (for one row use X.reshape(1, -1), for one feature X.reshape(-1, 1))" if arr.ndim == 1 else "")
+        hint = (". Reshape your data: X.reshape(1, -1) for one row, X.reshape(-1, 1) for one feature"
+                if arr.ndim == 1 else "")
         raise InputError(name, f"has {arr.ndim} dimension(s) (shape {arr.shape}){hint}", "a 2-D array (n, d)")
     if arr.shape[0] < min_rows:
-        raise InputError(name, f"has {arr.shape[0]} rows", f"at least {min_rows} row(s)")
+        raise InputError(name, f"has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of {min_rows} "
+                         "is required", f"at least {min_rows} row(s)")
     if arr.shape[1] < 1:
-        raise InputError(name, "has no columns", "at least one feature")
+        raise InputError(name, f"has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required",
+                         "at least one feature")
     if n_features is not None and arr.shape[1] != n_features:
-        raise InputError(name, f"has {arr.shape[1]} features", f"{n_features} features, as in fit")
+        who = type(estimator).__name__ if estimator is not None else "the fitted model"
+        raise InputError(name, f"X has {arr.shape[1]} features, but {who} is expecting {n_features} features as "
+                         "input", f"{n_features} features, as in fit")
     return arr
 
 
 def check_Y(Y, name: str = "Y", n: int | None = None) -> np.ndarray:
-    arr = check_array(Y, name, ndim=1)
+    if Y is None:
+        raise InputError(name, "is None: this estimator requires y to be passed, but the target y is None",
+                         "an array of outcomes (n,)")
+    arr = check_array(_densify(Y, name), name, ndim=1)
     if n is not None and arr.shape[0] != n:
         raise InputError(name, f"has {arr.shape[0]} entries", f"{n} (one per row)")
     return arr
@@ -199,4 +224,4 @@ def check_fitted(est, attributes, method: str) -> None:
 def check_n_features(est, X, method: str = "predict", name: str = "X") -> np.ndarray:
     """X at predict time: fitted first, 2-D, finite, with the number of features seen in fit."""
     check_fitted(est, "n_features_in_", method)
-    return check_X(X, name, n_features=est.n_features_in_, min_rows=1)
+    return check_X(X, name, n_features=est.n_features_in_, min_rows=1, estimator=est)
