@@ -8,6 +8,7 @@ matrix, softmax-linear policy, both bounds with standard errors) at n = 50,000, 
 against econml's DRPolicyTree on the same data (full run only).
 
     python benchmarks/bench_causal.py [--quick]
+    python benchmarks/bench_causal.py --n 1000000 [--profile]     # the n = 10^6 target (K = 2, d = 10)
 """
 from __future__ import annotations
 
@@ -98,7 +99,7 @@ def run_one(n, seed, value, unif, with_econml=True):
     return rows
 
 
-def pipeline_timing(n=50_000, d=10, seed=0):
+def pipeline_timing(n=50_000, d=10, seed=0, with_econml=True):
     global D
     d_old, D = D, d
     try:
@@ -107,11 +108,14 @@ def pipeline_timing(n=50_000, d=10, seed=0):
 
         t0 = time.perf_counter()
         learner = SharpPolicyLearner(GAMMA, cv=5, rng=seed).fit(data)
+        t_fit = time.perf_counter() - t0
         b = sharp_value_bounds(data, learner, GAMMA, cv=5, rng=seed)
         t_ours = time.perf_counter() - t0
         rows = [{"n": n, "d": d, "method": "efficient pipeline (learner + bounds)", "time_s": t_ours,
-                 "upper": b.upper.value, "se": b.upper.stderr}]
+                 "learner_fit_s": t_fit, "bounds_s": t_ours - t_fit, "upper": b.upper.value, "se": b.upper.stderr}]
         try:
+            if not with_econml:
+                raise ImportError("skipped (--n without --with-econml)")
             from econml.policy import DRPolicyTree
             from sklearn.linear_model import LogisticRegression, Ridge
             from sklearn.pipeline import make_pipeline
@@ -161,10 +165,42 @@ def paper_table(gammas=(2.0, 6.0, 10.0), seeds=(0, 1, 2), n_train=5000, n_test=5
     return df.pivot_table(index="method", columns="gamma", values="regret", aggfunc="mean")
 
 
+def large_n(n, profile=False, with_econml=False, seed=0):
+    """Time the whole efficient pipeline (K = 2, d = 10, 5-fold cross-fitting) at one large n."""
+    import os
+    import resource
+
+    load0 = os.getloadavg()
+    print(f"efficient pipeline at n={n}, K=2, d=10 (load average before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
+          f"{os.cpu_count()} CPUs, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})", flush=True)
+    if profile:
+        import cProfile
+        import pstats
+
+        pr = cProfile.Profile()
+        pr.enable()
+        df = pipeline_timing(n=n, d=10, seed=seed, with_econml=with_econml)
+        pr.disable()
+        pstats.Stats(pr).sort_stats("cumulative").print_stats(35)
+    else:
+        df = pipeline_timing(n=n, d=10, seed=seed, with_econml=with_econml)
+    load1 = os.getloadavg()
+    print(df.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"load average after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}; peak RSS "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB", flush=True)
+    return df
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--n", type=int, default=None,
+                    help="only time the whole efficient pipeline at this n (K=2, d=10), e.g. --n 1000000")
+    ap.add_argument("--profile", action="store_true", help="with --n: cProfile the pipeline, print the top calls")
+    ap.add_argument("--with-econml", action="store_true", help="with --n: also time econml's DRPolicyTree")
     args = ap.parse_args(argv)
+    if args.n is not None:
+        return large_n(args.n, profile=args.profile, with_econml=args.with_econml)
     ns = [1000, 5000] if args.quick else [1000, 5000, 50000]
     seeds = [0, 1] if args.quick else [0, 1, 2]
     value, unif = truth_fn()
