@@ -26,7 +26,7 @@ url="file://$(cd "$REPORT" && pwd)/index.html"
 shoot() {  # shoot NAME WIDTH HEIGHT
     timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
-        --hide-scrollbars --user-data-dir="$profile_dir" \
+        --user-data-dir="$profile_dir" \
         --screenshot="$OUT/$1" --window-size="$2,$3" "$url" >/dev/null 2>&1 || {
         echo "report_screenshot: chromium failed on $url" >&2; exit 1; }
     echo "report_screenshot: $OUT/$1 (${2}x$3)"

@@ -381,6 +381,7 @@ def apply_known_failures(records: list[dict], known: dict[str, dict], methods=No
         key = f"{rec['method']}.{rec['name']}"
         decl = known.get(key)
         rec["known_failure"] = decl
+        rec["reason"] = decl["reason"] if decl else None
         if decl is None:
             rec["status"] = "PASS" if rec["passed"] else "FAIL"
         elif rec["passed"]:

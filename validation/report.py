@@ -443,14 +443,17 @@ def _table_html(table, max_rows: int = HTML_ROWS) -> str:
     if not rows:
         return ""
     cols = _columns(rows)
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+    # long snake_case headers may break after an underscore, so a wide table needs less room
+    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>" for c in cols)
     shown = rows[:max_rows]
     # a column is right-aligned (numbers) when every value in it is a number; mixed columns stay left-aligned
     numeric = {c: all(_is_number(r[c]) for r in shown if r.get(c) not in (None, "")) for c in cols}
     body = "".join("<tr>" + "".join(_td(r.get(c, ""), numeric[c]) for c in cols) + "</tr>" for r in shown)
     note = (f"<p class='note'>Showing {max_rows} of {len(rows)} rows; results.json has all of them.</p>"
             if len(rows) > max_rows else "")
-    return f"<div class='scroll'><table class='data'><tr>{head}</tr>{body}</table></div>{note}"
+    wide = (f"<p class='note'>{len(cols)} columns: the table scrolls sideways; an empty cell is a value that "
+            f"row does not have.</p>") if len(cols) > 8 else ""
+    return f"{wide}<div class='scroll'><table class='data'><tr>{head}</tr>{body}</table></div>{note}"
 
 
 def _is_number(v) -> bool:
@@ -488,7 +491,9 @@ def summarize(records: list[dict], declaration_errors: list[str] | None = None) 
                "failed": st.count("FAIL"), "xpass": st.count("XPASS"),
                "seconds": round(sum(r["seconds"] for r in main), 2),
                "over_budget": sorted({f"{r['method']}.{r['name']}" for r in records if _over_budget(r)}),
-               "declaration_errors": list(declaration_errors or [])}
+               "declaration_errors": list(declaration_errors or []),
+               "failing": [f"{r['method']}.{r['name']}" for r in main if _status(r) in ("FAIL", "XPASS")],
+               "known": [f"{r['method']}.{r['name']}" for r in main if _status(r) == "FAIL (known)"]}
     summary["ok"] = bool(main) and "FAIL" not in all_st and "XPASS" not in all_st and not summary["declaration_errors"]
     if len(seeds) > 1:
         tab = seed_table(records)
@@ -854,7 +859,8 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
                      "<th>threshold</th><th>result</th><th>s</th></tr>")
         for r in rs:
             d = r.get("deciding") or deciding_criterion(r)
-            crit = f"<br><span class='note'>{e(d['name'])}</span>" if d.get("name") else ""
+            crit = (f"<br><span class='note'>{e('holds; failed by an unreported criterion' if d['name'] == UNREPORTED else d['name'])}</span>"
+                    if d.get("name") else "")
             parts.append(f"<tr><td><a href='#{e(_anchor(r))}'>{e(r['name'])}</a></td>"
                          f"<td class='guarantee'>{e(r['guarantee'])}</td><td class='num'>{_num(d['statistic'])}{crit}</td>"
                          f"<td class='num'>{e(_thr(d))}</td><td>{_status_html(r)}</td>"

@@ -206,3 +206,23 @@ def test_help_shows_choices_and_defaults(capsys):
         assert piece in text, piece
     for m in METHODS:
         assert m in text
+
+
+def test_progress_bar_ticks_once_per_check_and_seed(fake_method, monkeypatch):
+    import iclr26sci.core
+    from validation.report import run_validation
+
+    ticks, calls = [], []
+
+    def fake_progress(iterable, *, desc="", total=None, enabled=None):
+        calls.append((desc, total, enabled))
+        for item in iterable:
+            ticks.append(item)
+            yield item
+
+    monkeypatch.setattr(iclr26sci.core, "progress", fake_progress)
+    lines = []
+    recs = run_validation([FAKE], seeds=[0, 1], known={}, progress_bar=False, log=lines.append)
+    assert len(recs) == 4 and len(lines) == 4 and len(ticks) == 4
+    assert calls == [("validate", 4, False)]
+    assert all(r["reason"] is None for r in recs)
