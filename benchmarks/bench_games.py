@@ -158,7 +158,7 @@ def target(quick: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def regime(quick: bool, payoff_families=("zero_sum", "uniform")) -> pd.DataFrame:
+def regime(quick: bool, payoff_families=("zero_sum", "uniform", "private_values")) -> pd.DataFrame:
     """Where is the private answer useful? N x epsilon -> DP-DARP's max gap against uniform play.
 
     Dense ER(0.5) games, A = 3, the default schedule (T = 60, eta = 1, lambda = 2 d^(-1/3)), one
@@ -167,6 +167,8 @@ def regime(quick: bool, payoff_families=("zero_sum", "uniform")) -> pd.DataFrame
 
     ns = (64, 128, 256, 512, 1024) if quick else (64, 128, 256, 512, 1024, 2048)
     epss = (1.0, 4.0, 16.0, 64.0)
+    if os.environ.get("REGIME_FAMILIES"):
+        payoff_families = tuple(os.environ["REGIME_FAMILIES"].split(","))
     runs = 4 if quick else 8
     rows = []
     for fam in payoff_families:

@@ -47,6 +47,7 @@ from iclr26sci.core import (
     check_option,
     check_positive_int,
     map_replicates,
+    progress,
     spawn,
 )
 
@@ -214,7 +215,8 @@ def darp_dynamics(game: PolymatrixGame, *, rounds: int, step_size: float, lam: A
         gp = game._gap(x, game._grad(x))
         hist_max[:, 0], hist_mean[:, 0] = gp.max(axis=1), gp.mean(axis=1)
     scale = game._scale(None)[:, None]
-    for t in range(rounds):
+    work = float(r) * rounds * game._src.size * amax * amax       # flops of the payoff products
+    for t in progress(range(rounds), desc="DP-DARP rounds", enabled=None if work > 2e9 else False):
         own[:, t] = x[:, k_watch]
         if noise == "broadcast":
             if noise_draws is not None:

@@ -29,7 +29,7 @@ CITATION = ("Liu, Farina & Ozdaglar, Differentially Private Equilibrium Finding 
             "ICLR 2026, arXiv:2503.09538")
 
 _GRAPHS = ("erdos_renyi", "complete", "random_regular", "circulant")
-_PAYOFFS = ("uniform", "zero_sum", "coordination")
+_PAYOFFS = ("uniform", "zero_sum", "coordination", "private_values")
 
 
 # ----------------------------------------------------------------------------- graph generators
@@ -380,11 +380,17 @@ class PolymatrixGame:
             regime); ``"circulant"`` is the ring lattice of even ``degree``
             (union of ``degree/2`` ring matchings) and ``"random_regular"`` a
             random ``degree``-regular graph (sparse regime).
-        payoffs : {"uniform", "zero_sum", "coordination"}
+        payoffs : {"uniform", "zero_sum", "coordination", "private_values"}
             ``"uniform"``: independent :math:`U[0,1]` entries in both blocks;
             ``"zero_sum"``: :math:`M_{ij}\sim U[-1,1]`, :math:`M_{ji}=-M_{ij}^\top`;
             ``"coordination"``: :math:`M_{ij}\sim U[0,1]`, :math:`M_{ji}=M_{ij}^\top`
-            (identical interests on every edge: a potential game).
+            (identical interests on every edge: a potential game);
+            ``"private_values"``: every player has a private value :math:`v_{ia}\sim U[0,1]`
+            for each action, earned against every neighbour, plus i.i.d. pairwise terms,
+            :math:`M_{ij}[a,b]=(v_{ia}+U_{ab})/2`. With i.i.d. payoffs every profile's gap is
+            :math:`O(1/\sqrt{d})` (uniform play is nearly an equilibrium of a dense game);
+            with private values uniform play's gap stays about 0.3 however large the game,
+            so this family shows whether an algorithm actually learns.
         p : float in [0, 1]
             Edge probability of ``"erdos_renyi"``.
         degree : int
@@ -407,6 +413,9 @@ class PolymatrixGame:
         >>> g = PolymatrixGame.random(100, 3, graph="circulant", degree=6, payoffs="zero_sum", rng=0)
         >>> g.n_edges, int(g.degree.max()), g.is_pairwise_zero_sum()
         (300, 6, True)
+        >>> pv = PolymatrixGame.random(400, 3, payoffs="private_values", rng=0)
+        >>> round(float(pv.nash_gap(pv.uniform_strategy()).mean()), 2)     # uniform play is far off
+        0.13
         """
         n = check_positive_int(n_players, "n_players")
         a = check_positive_int(n_actions, "n_actions", minimum=2)
@@ -461,9 +470,13 @@ class PolymatrixGame:
         elif payoffs == "zero_sum":
             bij = gen.uniform(-1.0, 1.0, (m, a, a))
             bji = -np.transpose(bij, (0, 2, 1))
-        else:
+        elif payoffs == "coordination":
             bij = gen.random((m, a, a))
             bji = np.transpose(bij, (0, 2, 1)).copy()
+        else:
+            val = gen.random((n, a))
+            bij = (gen.random((m, a, a)) + val[edges[:, 0]][:, :, None]) / 2.0
+            bji = (gen.random((m, a, a)) + val[edges[:, 1]][:, :, None]) / 2.0
         g = cls.from_arrays(n, edges, bij, bji, normalize=normalize, nodes=nodes, n_actions=a)
         return g
 
