@@ -389,31 +389,6 @@ def _rs_kt_colgen(mdp, d, theta, return_info, max_iter, tol):
     return (pol, info) if return_info else pol
 
 
-def _quiet_highs(highspy):
-    """A ``highspy.Highs()`` whose construction banner (printed once per process, from C, to fd 1) is silenced."""
-    import os
-    import sys
-
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError, AttributeError):  # pragma: no cover - a closed or odd stdout
-        pass
-    fd = 1                                              # the C library writes to the process's fd 1
-    try:
-        saved = os.dup(fd)
-    except OSError:  # pragma: no cover - no fd 1
-        return highspy.Highs()
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), fd)
-            try:
-                return highspy.Highs()
-            finally:
-                os.dup2(saved, fd)
-    finally:
-        os.close(saved)
-
-
 class _Master:
     """Column-generation master LP, kept warm in HiGHS between added columns.
 
@@ -424,10 +399,11 @@ class _Master:
     def __init__(self, Fhat: np.ndarray, theta: float):
         import highspy
 
+        from iclr26sci.optim import quiet_highs
+
         m = Fhat.size
         self.m = m
-        h = _quiet_highs(highspy)
-        h.setOptionValue("output_flag", False)
+        h = quiet_highs()                       # output off, start-up banner swallowed
         inf = highspy.kHighsInf
         self.inf = inf
         empty_i = np.zeros(0, dtype=np.int32)
