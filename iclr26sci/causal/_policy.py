@@ -186,10 +186,12 @@ def as_policy_matrix(policy, X, n_arms: int, name: str = "policy") -> np.ndarray
         P = np.zeros((n, K))
         P[:, int(policy)] = 1.0
         return P
-    if hasattr(policy, "predict_proba"):
-        out = policy.predict_proba(X)
-    elif callable(policy):
-        out = policy(X)
+    if hasattr(policy, "predict_proba") or callable(policy):
+        try:
+            out = policy.predict_proba(X) if hasattr(policy, "predict_proba") else policy(X)
+        except InputError as err:        # e.g. a learner fitted on other covariates: blame the policy argument
+            raise type(err)(name, f"could not be evaluated at X ({type(policy).__name__}: {err})",
+                            "a policy fitted on (or defined for) the same covariates as the data") from None
     else:
         out = policy
     arr = np.asarray(out)

@@ -154,6 +154,8 @@ CASES = [
     ("as_policy_matrix(np.full(N, 3), X, 2)", "policy"),
     ("as_policy_matrix(1, X, 2.5)", "n_arms"),
     ("as_policy_matrix(1, np.full((2, 2), nan), 2)", "X"),
+    ("sharp_value_bounds(simulate_v1(100, d=3, rng=0)[0], learner, cv=2)", "policy"),
+    ("policy_improvement(data, 1, SharpPolicyLearner(), cv=2)", "baseline"),       # unfitted: a NotFittedError
     (MLP + "MLPPolicy(patience=0, max_epochs=2).fit(X, G)", "patience"),
     (MLP + "MLPPolicy(deterministic='no', max_epochs=2).fit(X, G)", "deterministic"),
     (MLP + "MLPPolicy(hidden='64', max_epochs=2).fit(X, G)", "hidden"),
@@ -303,6 +305,11 @@ def test_validation_runs_before_any_fit(ns, call):
     assert _Spy.fitted == 0
 
 
+def test_unfitted_policy_argument_keeps_not_fitted_type(ns):
+    with pytest.raises(NotFittedError, match="baseline"):
+        ns["policy_improvement"](ns["data"], 1, ns["SharpPolicyLearner"](), cv=2)
+
+
 def test_known_propensity_with_zeros_and_valid_clip_names_propensity(ns):
     """Deterministic known propensities: overlap fails, and the error blames the propensity argument."""
     data, N = ns["data"], ns["N"]
@@ -324,3 +331,27 @@ def test_propensity_clipping_keeps_rows_summing_to_one():
         nuis = cross_fit_nuisances(X, A, rng.normal(size=n), 3, [0.5], cv=2, rng=0, propensity=P)
     np.testing.assert_allclose(nuis.e.sum(axis=1), 1.0, atol=1e-12)
     assert nuis.e.min() > 0.009
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 20), K=st.integers(2, 4), shift=st.floats(1e-4, 5.0), seed=st.integers(0, 10**6),
+       sign=st.sampled_from([-1.0, 1.0]))
+def test_propensity_rows_must_sum_to_one_property(n, K, shift, seed, sign):
+    """Any propensity matrix whose rows miss 1 by more than the tolerance is refused by every consumer."""
+    from iclr26sci.causal import dr_scores, efficient_scores, ipw_scores, plugin_scores
+
+    rng = np.random.default_rng(seed)
+    e = rng.dirichlet(np.ones(K), size=n) * 0.9 + 0.1 / K          # valid, entries >= 0.1/K
+    Y, A = rng.normal(size=n), rng.integers(0, K, n)
+    z = np.zeros((n, K))
+    efficient_scores(Y, A, e, z, z - 1, z + 1, 2.0)                 # valid input passes
+    bad = e.copy()
+    bad[rng.integers(n)] *= (1 + sign * min(shift, 0.5))            # one row off by a factor
+    for call in (lambda: efficient_scores(Y, A, bad, z, z - 1, z + 1, 2.0), lambda: ipw_scores(Y, A, bad),
+                 lambda: dr_scores(Y, A, bad, z), lambda: plugin_scores(bad, z, z - 1, z + 1, 2.0)):
+        with pytest.raises(InputError) as err:
+            call()
+        assert err.value.argument == "e"
