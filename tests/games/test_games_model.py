@@ -139,3 +139,34 @@ def test_random_is_deterministic():
     a = PolymatrixGame.random(30, 3, p=0.3, rng=7)
     b = PolymatrixGame.random(30, 3, p=0.3, rng=7)
     assert np.array_equal(a.edges, b.edges) and np.array_equal(a._blocks, b._blocks)
+
+
+def test_private_values_family_keeps_uniform_play_far_from_equilibrium():
+    import numpy as np
+
+    from iclr26sci.games import PolymatrixGame
+
+    gaps = []
+    for n in (64, 512):
+        g = PolymatrixGame.random(n, 3, p=0.5, payoffs="private_values", rng=n)
+        assert 0.0 <= g._blocks.min() and g._blocks.max() <= 1.0
+        gaps.append(float(g.nash_gap(g.uniform_strategy()).max()))
+        iid = PolymatrixGame.random(n, 3, p=0.5, payoffs="uniform", rng=n)
+        assert float(iid.nash_gap(iid.uniform_strategy()).max()) < gaps[-1]
+    assert min(gaps) > 0.2                    # does not vanish with N (i.i.d.: O(1/sqrt d))
+    assert np.isclose(gaps[0], gaps[1], rtol=0.5)
+
+
+def test_large_erdos_renyi_uses_the_linear_time_sampler():
+    import numpy as np
+
+    from iclr26sci.games._game import _er_edges, _pairs_from_linear
+
+    n = 30_000                                # 4.5e8 pairs > 2e8: two-stage draw
+    e = _er_edges(n, 2e-6, np.random.default_rng(0))
+    assert np.all(e[:, 0] < e[:, 1]) and e.max() < n
+    assert len(np.unique(e[:, 0] * n + e[:, 1])) == len(e)
+    assert abs(len(e) - 2e-6 * n * (n - 1) / 2) < 6 * np.sqrt(2e-6 * n * (n - 1) / 2)
+    for m in (2, 3, 9, 40):
+        ref = np.array([(i, j) for i in range(m) for j in range(i + 1, m)])
+        assert np.array_equal(_pairs_from_linear(np.arange(m * (m - 1) // 2), m), ref)
