@@ -146,7 +146,7 @@ def gdp_profile_matches_privacy_loss_mc(profile, rng):
     ax.set_xticks(idx, [f"k={r['mechanisms']}\neps={r['epsilon']:g}" for r in rows], fontsize=7)
     ax.set(xlabel="case (number of composed mechanisms k, epsilon)",
            ylabel="(delta_MC - delta_exact) / delta_exact")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="best", framealpha=0.6)
     fig.tight_layout()
     return CheckResult(statistic=max(zs), threshold=thr, comparison="<=", table=rows, figure=fig,
                        details=f"{n} Monte-Carlo draws per case; threshold is the two-sided Bonferroni z for a "
@@ -247,8 +247,8 @@ def binomial_band_calibration(profile, rng):
     ax.plot(idx, [r["exact"] for r in rows], "x", color="C2", label="exact (binomial law)")
     ax.axhline(fa, color="C3", ls="--", label=f"nominal false-alarm rate {fa:g}")
     ax.set_xticks(idx, [f"{r['nominal']:g}\n{r['n']}" for r in rows], fontsize=6)
-    ax.set(xlabel="nominal coverage / replicates n", ylabel="false-alarm probability")
-    ax.legend(fontsize=7)
+    ax.set(xlabel="nominal coverage / replicates n", ylabel="false-alarm probability", ylim=(0, 0.02))
+    ax.legend(fontsize=7, loc="upper right", framealpha=0.8)
     fig.tight_layout()
     crit = [Criterion("max (simulated false-alarm rate - allowed)", worst, 0.0, "<="),
             Criterion("max (fa/2 - mass outside a one-count-narrower band)", slack, 0.0, "<=")]
