@@ -160,7 +160,9 @@ def _validate(args) -> int:
     print(f"{s['passed']}/{s['checks']} checks passed{extra}{seeds_txt} in {env['wall_seconds']:.1f} s; "
           f"report: {args.out}/index.html, {args.out}/report.md, {args.out}/results.json"
           + (f", {args.out}/seeds.md" if len(seeds) > 1 else ""))
-    print("validate: OK" if s["ok"] else "validate: FAILED")
+    from validation.report import verdict_text
+
+    print(f"validate: {verdict_text(s)}")
     return 0 if s["ok"] else 1
 
 

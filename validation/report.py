@@ -21,10 +21,10 @@ from .registry import METHODS, UNREPORTED, Profile, apply_known_failures, decidi
     run_check
 
 __all__ = ["run_validation", "write_report", "environment", "set_threads", "threads_info", "inspect_figure",
-           "render_figure", "summarize", "seed_table", "slowest"]
+           "render_figure", "summarize", "seed_table", "slowest", "verdict_text"]
 
 #: rows of a check's table shown in index.html / report.md before truncation (results.json keeps all)
-HTML_ROWS, MD_ROWS = 60, 40
+HTML_ROWS, MD_ROWS = 30, 30
 #: more data lines than this in one axes without a legend is a figure issue
 MAX_LINES_WITHOUT_LEGEND = 6
 _THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
@@ -499,6 +499,8 @@ def summarize(records: list[dict], declaration_errors: list[str] | None = None) 
         tab = seed_table(records)
         summary["seeds"] = seeds
         summary["unstable"] = [row["check"] for row in tab["checks"] if not row["stable"]]
+        summary["failing_any_seed"] = [row["check"] for row in tab["checks"]
+                                       if any(v["status"] in ("FAIL", "XPASS") for v in row["per_seed"].values())]
         summary["seconds_all_seeds"] = round(sum(r["seconds"] for r in records), 2)
     return summary
 
@@ -560,7 +562,7 @@ def seed_table_text(records: list[dict]) -> str:
     tab = seed_table(records)
     seeds = tab["seeds"]
     w = max([len(r["check"]) for r in tab["checks"]] + [5])
-    lines = ["verdicts per master seed:", f"  {'check':<{w}}  " + "  ".join(f"{'seed ' + str(s):<22}" for s in seeds)]
+    lines = ["verdicts per master seed:", (f"  {'check':<{w}}  " + "  ".join(f"{'seed ' + str(s):<22}" for s in seeds)).rstrip()]
     for row in tab["checks"]:
         cells = []
         for s in seeds:
@@ -588,6 +590,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .pass{color:#176b24;font-weight:bold}.fail,.known,.xpass{color:#b3141b;font-weight:bold}
 .xpass{background:#fff0c2}.warn{color:#8a5300}
 tr.sub td{background:#fafafa;font-size:12px;color:#444}tr.sub td.crit{padding-left:1.6em}
+tr.sub td.pass,table td.pass{color:#176b24}tr.sub td.fail,table td.fail{color:#b3141b}
+p.kfbox{color:#b3141b;font-weight:normal;background:#fdf0f0;border-left:3px solid #b3141b;padding:.3em .7em}
 .reason{font-weight:normal;color:#b3141b;font-size:12px;max-width:28em}
 .banner{padding:.5em .8em;border-radius:4px;margin:.6em 0 1em;font-weight:bold}
 .banner.ok{background:#e4f4e6;color:#176b24}.banner.bad{background:#fde7e7;color:#b3141b}
@@ -671,19 +675,31 @@ def write_report(records: list[dict], out: str, env: dict, declaration_errors: l
     by_method: dict[str, list[dict]] = {}
     for r in main:
         by_method.setdefault(r["method"], []).append(r)
-    bad = [r for r in main if _status(r) in ("FAIL", "XPASS")]
-    if multi:  # failures at other seeds count too
-        seen = {_anchor(r) for r in bad}
-        for r in records:
-            if _status(r) in ("FAIL", "XPASS") and _anchor(r) not in seen:
-                seen.add(_anchor(r))
-                bad.append(r)
-    known = [r for r in main if _status(r) == "FAIL (known)"]
+    # failures at any seed count; each failing check is listed once, by its first failing record, with the
+    # seeds at which it does not pass
+    fail_seeds: dict[str, list] = {}
+    for r in records:
+        if _status(r) != "PASS":
+            fail_seeds.setdefault(_anchor(r), []).append(r.get("seed", 0))
+    bad, known, seen = [], [], set()
+    for r in records:
+        if _anchor(r) in seen or _status(r) == "PASS":
+            continue
+        seen.add(_anchor(r))
+        r = next((x for x in records if _anchor(x) == _anchor(r) and _status(x) in ("FAIL", "XPASS")), r)
+        r["_fail_seeds"] = fail_seeds[_anchor(r)]
+        (bad if _status(r) in ("FAIL", "XPASS") else known).append(r)
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write("\n".join(_report_md(records, main, by_method, bad, known, summary, env, multi)) + "\n")
     with open(os.path.join(out, "index.html"), "w") as fh:
         fh.write("\n".join(_report_html(records, main, by_method, bad, known, summary, env, multi)))
     return summary
+
+
+def _seeds_note(r: dict, seeds: list) -> str:
+    fs = r.get("_fail_seeds") or [r.get("seed", 0)]
+    return " (at every seed)" if len(fs) == len(seeds) else \
+        f" (at seed{'s' if len(fs) > 1 else ''} {', '.join(map(str, fs))} of {', '.join(map(str, seeds))})"
 
 
 def _headline(summary: dict, env: dict) -> str:
@@ -702,21 +718,27 @@ def _headline(summary: dict, env: dict) -> str:
             f"{env['executor']}{', ' + str(thr) + ' thread(s)' if thr else ''}, Python {env['python']}, {env['date']}).")
 
 
-def _verdict_text(summary: dict) -> str:
+def verdict_text(summary: dict) -> str:
+    """One line: ``Verdict: OK`` or ``Verdict: FAILED (why)`` for a run's summary."""
     if summary["ok"]:
         return "Verdict: OK" + (" (only declared known failures fail)" if summary["known_failures"] else "")
     why = []
-    if summary["failed"]:
-        why.append(f"{summary['failed']} unexpected failure(s)")
-    if summary["xpass"]:
-        why.append(f"{summary['xpass']} known failure(s) that now pass")
+    if summary.get("seeds"):
+        n = len(summary.get("failing_any_seed", []))
+        if n:
+            why.append(f"{n} check(s) FAIL or XPASS at some seed")
+    else:
+        if summary["failed"]:
+            why.append(f"{summary['failed']} unexpected failure(s)")
+        if summary["xpass"]:
+            why.append(f"{summary['xpass']} known failure(s) that now pass (XPASS)")
     if summary.get("unstable"):
         why.append(f"{len(summary['unstable'])} check(s) whose verdict differs across seeds")
     if summary["declaration_errors"]:
         why.append("errors in known_failures.toml")
     if not summary["checks"]:
         why.append("no checks ran")
-    return "Verdict: FAILED (" + "; ".join(why or ["a failure at another seed"]) + ")"
+    return "Verdict: FAILED (" + "; ".join(why) + ")"
 
 
 def _method_rows(by_method: dict) -> list[tuple]:
@@ -747,8 +769,9 @@ def _seeds_md(tab: dict) -> list[str]:
 
 
 def _report_md(records, main, by_method, bad, known, summary, env, multi) -> list[str]:
+    seeds = _seeds_of(records)
     md = [f"# iclr26sci validation report ({env['profile']} profile)", "", _headline(summary, env), "",
-          f"**{_verdict_text(summary)}**", "",
+          f"**{verdict_text(summary)}**", "",
           "| method | checks | passed | known failures | failed | XPASS | seconds |", "|---|---|---|---|---|---|---|"]
     for m, n, p, k, f, x, sec in _method_rows(by_method):
         md.append(f"| {m} | {n} | {p} | {k} | {f} | {x} | {sec:.1f} |")
@@ -758,7 +781,7 @@ def _report_md(records, main, by_method, bad, known, summary, env, multi) -> lis
         md += ["", "## Failing checks", ""]
         for r in bad:
             d = r.get("deciding") or deciding_criterion(r)
-            seed = f" (seed {r['seed']})" if multi else ""
+            seed = _seeds_note(r, seeds) if multi else ""
             md.append(f"- [{_anchor(r)}](#{r['method']}-{r['name']}){seed}: {_status_md(r)}: "
                       f"{_md_cell(_decided(d))}")
     if known:
@@ -804,13 +827,14 @@ def _report_md(records, main, by_method, bad, known, summary, env, multi) -> lis
 
 
 def _report_html(records, main, by_method, bad, known, summary, env, multi) -> list[str]:
+    seeds = _seeds_of(records)
     e = html.escape
     parts = ["<!doctype html><html><head><meta charset='utf-8'>"
              "<meta name='viewport' content='width=device-width, initial-scale=1'>"
              "<title>iclr26sci validation</title><style>" + _CSS + "</style></head><body>",
              f"<h1>iclr26sci validation report ({e(env['profile'])} profile)</h1>",
              f"<p>{e(_headline(summary, env))}</p>",
-             f"<div class='banner {'ok' if summary['ok'] else 'bad'}'>{e(_verdict_text(summary))}</div>",
+             f"<div class='banner {'ok' if summary['ok'] else 'bad'}'>{e(verdict_text(summary))}</div>",
              "<h2 id='summary'>Summary</h2>",
              "<table><tr><th>method</th><th>checks</th><th>passed</th><th>known failures</th><th>failed</th>"
              "<th>XPASS</th><th>seconds</th></tr>"]
@@ -830,7 +854,7 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
         parts.append("<h2 id='failing'>Failing checks</h2><ul class='failing'>")
         for r in bad + known:
             d = r.get("deciding") or deciding_criterion(r)
-            seed = f" (seed {r['seed']})" if multi else ""
+            seed = _seeds_note(r, seeds) if multi else ""
             parts.append(f"<li>{_status_html(r, with_reason=False)} <a href='#{e(_anchor(r))}'>{e(_anchor(r))}</a>"
                          f"{e(seed)}: {e(_decided(d))}"
                          + (f" <span class='reason'>({e(_reason(r))})</span>"
@@ -874,15 +898,23 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
         for r in rs:
             parts.append(f"<h3 id='{e(_anchor(r))}'>{e(r['name'])} &nbsp;{_status_html(r, with_reason=False)}</h3>")
             parts.append(f"<p><em>Guarantee.</em> {e(r['guarantee'])} ({e(r['paper'])})</p>")
-            if _status(r) in ("FAIL (known)", "XPASS"):
-                parts.append(f"<p>{_status_html(r)}</p>")
+            if _status(r) == "FAIL (known)":
+                kf = r["known_failure"]
+                parts.append(f"<p class='kfbox'><b>Known failure</b> (declared {e(str(kf.get('date', '')))} in "
+                             f"validation/known_failures.toml): {e(_reason(r))}</p>")
+            elif _status(r) == "XPASS":
+                parts.append("<p class='kfbox'><b>XPASS</b>: declared a known failure in "
+                             "validation/known_failures.toml, but it passed: remove the declaration.</p>")
             if r["details"]:
                 parts.append(f"<p>{e(r['details'])}</p>")
             if r.get("error"):
                 parts.append(f"<pre class='fail'>{e(r['error'])}</pre>")
             if r.get("criteria"):
-                parts.append(_table_html([{"criterion": c["name"], "statistic": c["statistic"], "threshold": _thr(c),
-                                           "verdict": "PASS" if c["passed"] else "FAIL"} for c in r["criteria"]]))
+                parts.append("<table><tr><th>criterion</th><th>statistic</th><th>threshold</th><th>verdict</th></tr>"
+                             + "".join(f"<tr><td>{e(c['name'])}</td><td class='num'>{_num(c['statistic'])}</td>"
+                                       f"<td class='num'>{e(_thr(c))}</td><td class='{'pass' if c['passed'] else 'fail'}'>"
+                                       f"{'PASS' if c['passed'] else 'FAIL'}</td></tr>" for c in r["criteria"])
+                             + "</table>")
             if r.get("table"):
                 parts.append(_table_html(r["table"]))
             if r.get("figure_png"):

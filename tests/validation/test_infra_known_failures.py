@@ -177,7 +177,11 @@ def test_seeds_table_flags_unstable_verdicts(fake_method, tmp_path, capsys):
     assert len(data["checks"]) == 3 and data["environment"]["seeds"] == [0, 1, 2, 3, 4, 5]
     assert "VERDICT DIFFERS" in capsys.readouterr().out
     assert "**NO**" in (out / "seeds.md").read_text()
-    assert "Verdict per master seed" in (out / "index.html").read_text()
+    html = (out / "index.html").read_text()
+    assert "Verdict per master seed" in html and "FAIL or XPASS at some seed" in html
+    bad_seeds = sorted(int(k) for k, v in rows["zzfake.seedy"]["per_seed"].items() if v["status"] == "FAIL")
+    assert f"(at seed{'s' if len(bad_seeds) > 1 else ''} {', '.join(map(str, bad_seeds))} of 0, 1, 2, 3, 4, 5)" in html
+    assert "(at every seed)" in html                    # the declared failure fails at all seeds
 
 
 def test_seed_stays_and_threads_are_recorded(fake_method, tmp_path):
