@@ -531,6 +531,8 @@ def _scaling(profile, rng, graph, sigma_fn=None, runs=None, family="uniform"):
 
 
 def _gap_panel(ax, rows, title):
+    import matplotlib.ticker
+
     ns = np.array([r["N"] for r in rows])
     ax.errorbar(ns, [r["max gap"] for r in rows], yerr=[2 * r["max gap SE"] for r in rows], fmt="o-",
                 capsize=3, label="DP-DARP max gap (±2 SE)")
@@ -541,7 +543,7 @@ def _gap_panel(ax, rows, title):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(ns, [str(n) for n in ns])
-    ax.minorticks_off()
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("number of players N (log scale)")
     ax.set_ylabel("Nash gap (utility; payoffs in [0, 1])")
     ax.legend(fontsize=6)
@@ -553,6 +555,7 @@ def _plot(rows, title, extra=None):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     panels = [(rows, title)] + ([extra] if extra else [])
     fig, ax = plt.subplots(1, len(panels) + 1, figsize=(4.2 * (len(panels) + 1), 3.6))
@@ -562,7 +565,7 @@ def _plot(rows, title, extra=None):
     ax[-1].plot(ns, [r["epsilon"] for r in rows], "o-")
     ax[-1].set_xscale("log")
     ax[-1].set_xticks(ns, [str(n) for n in ns])
-    ax[-1].minorticks_off()
+    ax[-1].xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax[-1].set_xlabel("number of players N (log scale)")
     ax[-1].set_ylabel("epsilon at delta = 1e-5 (1 channel)")
     ax[-1].set_title("privacy of the schedule sigma = 0.5 N^(1/4)", fontsize=8)
