@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                "  iclr26sci validate --only prob games\n"
                "  iclr26sci validate --only kernels --seeds 0-4 --threads 1 --out /tmp/k1")
     v.add_argument("--only", nargs="+", metavar="METHOD",
-                   help="methods to validate, one or more of: " + ", ".join(methods) + " (default: all)")
+                   help="methods to validate, one or more of: " + ", ".join(methods) + "; or single checks as "
+                        "METHOD.CHECK, e.g. kernels.t6_few_shot (see `iclr26sci list`) (default: all)")
     v.add_argument("--profile", choices=["quick", "full"], default="quick",
                    help="simulation size: quick (CI, minutes) or full (paper scale)")
     v.add_argument("--executor", choices=["local", "dask"], default="local",
@@ -97,13 +98,14 @@ def main(argv=None) -> int:
 
 def _validate(args) -> int:
     from iclr26sci.core import InputError
-    from validation.registry import METHODS, apply_known_failures, load_checks, load_known_failures, parse_seeds
+    from validation.registry import METHODS, apply_known_failures, load_checks, load_known_failures, methods_of, \
+        parse_seeds
 
     if args.scheduler and args.executor != "dask":
         print("error: --scheduler needs --executor dask", file=sys.stderr)
         return 2
     if args.only:
-        bad = [m for m in args.only if m not in METHODS]
+        bad = [m for m in args.only if m.split(".", 1)[0] not in METHODS]
         if bad:
             print(f"error: unknown method(s) {bad}; choose from {list(METHODS)}", file=sys.stderr)
             return 2
@@ -130,8 +132,7 @@ def _validate(args) -> int:
     t0 = time.perf_counter()
     try:
         load_checks(args.only)
-        methods = list(args.only) if args.only else list(METHODS)
-        errors = apply_known_failures([], known, methods)
+        errors = apply_known_failures([], known, methods_of(args.only))
         for e in errors:  # before any work: a declaration that names no check is a mistake to fix first
             print(f"error: {e}", file=sys.stderr)
         if errors:

@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = ["check", "CheckResult", "Criterion", "Profile", "REGISTRY", "METHODS", "load_checks", "run_check", "CheckSpec",
            "KNOWN_FAILURES_PATH", "STATUSES", "load_known_failures", "apply_known_failures", "parse_seeds",
-           "deciding_criterion"]
+           "deciding_criterion", "methods_of"]
 
 #: method key -> (module holding its checks, one-line title)
 METHODS: dict[str, tuple[str, str]] = {
@@ -206,22 +206,43 @@ def check(*, method: str, guarantee: str, paper: str, name: str | None = None, s
 def load_checks(methods: list[str] | None = None) -> list[CheckSpec]:
     """Import the check modules of ``methods`` (all known when None) and return their checks.
 
-    A method whose module does not exist yet is skipped silently; an import
-    error inside an existing module is raised.
+    An entry is a method key (``"kernels"``: all its checks) or one check's key
+    (``"kernels.t6_few_shot"``). A method whose module does not exist yet is skipped silently; an
+    import error inside an existing module is raised.
     """
     from iclr26sci.core import InputError
 
     keys = list(METHODS) if not methods else list(methods)
+    whole, single = set(), set()
     for k in keys:
-        if k not in METHODS:
-            raise InputError("--only", f"unknown method {k!r}", "one of " + ", ".join(METHODS))
-        modname = METHODS[k][0]
+        m = k.split(".", 1)[0]
+        if m not in METHODS:
+            raise InputError("--only", f"unknown method {m!r}",
+                             "one of " + ", ".join(METHODS) + " (or '<method>.<check>')")
+        (single if "." in k else whole).add(k if "." in k else m)
+        modname = METHODS[m][0]
         try:
             importlib.import_module(modname)
         except ModuleNotFoundError as exc:
             if exc.name != modname:
                 raise
-    return [s for s in REGISTRY.values() if s.method in keys]
+    missing = sorted(k for k in single if k not in REGISTRY)
+    if missing:
+        raise InputError("--only", f"no check named {', '.join(map(repr, missing))}",
+                         "a registered '<method>.<check>' key (see `iclr26sci list`)")
+    return [s for s in REGISTRY.values() if s.method in whole or s.key in single]
+
+
+def methods_of(only: list[str] | None) -> list[str]:
+    """The method keys that a ``--only`` selection touches (all methods when None)."""
+    if not only:
+        return list(METHODS)
+    out: list[str] = []
+    for k in only:
+        m = k.split(".", 1)[0]
+        if m not in out:
+            out.append(m)
+    return out
 
 
 def run_check(spec: CheckSpec, profile: Profile, master_seed: int = 0) -> dict:

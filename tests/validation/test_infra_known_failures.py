@@ -230,3 +230,11 @@ def test_progress_bar_ticks_once_per_check_and_seed(fake_method, monkeypatch):
     assert len(recs) == 4 and len(lines) == 4 and len(ticks) == 4
     assert calls == [("validate", 4, False)]
     assert all(r["reason"] is None for r in recs)
+
+
+def test_only_accepts_single_checks(fake_method, tmp_path, capsys):
+    code, data, _ = _run(tmp_path, "--only", f"{FAKE}.ok")
+    assert code == 0 and [c["name"] for c in data["checks"]] == ["ok"]
+    out = tmp_path / "rep2"
+    assert main(["validate", "--only", f"{FAKE}.nope", "--out", str(out)]) == 2
+    assert "no check named" in capsys.readouterr().err and not out.exists()
