@@ -32,13 +32,16 @@ def _context(profile_name: str):
     from data_adapters import load_natural_images
     from iclr26sci.kernels import EfficientCodingTheory, SparseCodingTheory, extract_patches
 
+    from threadpoolctl import threadpool_limits
+
     quick = profile_name == "quick"
     imgs = load_natural_images()
     p = 8 if quick else 16
-    P = extract_patches(imgs, p, 20_000 if quick else 50_000, rng=0)
-    ec = EfficientCodingTheory(center_radius=0.7 if quick else 2.0).fit(P)
-    ica = SparseCodingTheory(method="ica", n_components=24 if quick else 96, rng=0,
-                             max_patches=5_000 if quick else 20_000).fit(P)
+    with threadpool_limits(1):  # numpy/scikit-learn BLAS with a fixed reduction order (thread-count independent)
+        P = extract_patches(imgs, p, 20_000 if quick else 50_000, rng=0)
+        ec = EfficientCodingTheory(center_radius=0.7 if quick else 2.0).fit(P)
+        ica = SparseCodingTheory(method="ica", n_components=24 if quick else 96, rng=0,
+                                 max_patches=5_000 if quick else 20_000).fit(P)
     return {"patches": P, "ec": ec, "ica": ica, "p": p}
 
 
@@ -172,6 +175,8 @@ def t2_hypergradient_fd(profile, rng):
 def t3_model_selection_consistency(profile, rng):
     import torch
 
+    from threadpoolctl import threadpool_limits
+
     from iclr26sci.kernels import FixedFeatureGP, PixelRBFGP
     from iclr26sci.kernels._gp import rbf_kernel
     from iclr26sci.prob import binomial_band
@@ -182,18 +187,19 @@ def t3_model_selection_consistency(profile, rng):
     reps = profile.pick(30, 100)
     ns = [20, 50, 100, 200]
     rows = []
-    for n in ns:
-        X = P[rng.choice(len(P), n, replace=False)]
-        Fe = X @ Wt.T
-        Ft = torch.as_tensor(Fe[None])
-        ls = torch.as_tensor(np.log(Fe.std(0))[None])
-        K = rbf_kernel(Ft, Ft, torch.zeros(1, dtype=torch.float64), ls)[0].numpy()
-        L = np.linalg.cholesky(K + 1e-8 * np.eye(n))
-        Y = (L @ rng.standard_normal((n, reps))).T + math.sqrt(0.2) * rng.standard_normal((reps, n))
-        ea = FixedFeatureGP(Wt, response_transform="none").log_evidence(X, Y)
-        eb = PixelRBFGP(response_transform="none").log_evidence(X, Y)
-        lbf = ea - eb
-        rows.append({"n": n, "P(log BF > 0)": float(np.mean(lbf > 0)), "median log BF": float(np.median(lbf))})
+    with threadpool_limits(1):  # numpy's BLAS too: a fixed reduction order, bit-identical at any thread count
+        for n in ns:
+            X = P[rng.choice(len(P), n, replace=False)]
+            Fe = X @ Wt.T
+            Ft = torch.as_tensor(Fe[None])
+            ls = torch.as_tensor(np.log(Fe.std(0))[None])
+            K = rbf_kernel(Ft, Ft, torch.zeros(1, dtype=torch.float64), ls)[0].numpy()
+            L = np.linalg.cholesky(K + 1e-8 * np.eye(n))
+            Y = (L @ rng.standard_normal((n, reps))).T + math.sqrt(0.2) * rng.standard_normal((reps, n))
+            ea = FixedFeatureGP(Wt, response_transform="none").log_evidence(X, Y)
+            eb = PixelRBFGP(response_transform="none").log_evidence(X, Y)
+            lbf = ea - eb
+            rows.append({"n": n, "P(log BF > 0)": float(np.mean(lbf > 0)), "median log BF": float(np.median(lbf))})
     probs = [r["P(log BF > 0)"] for r in rows]
     lo, _ = binomial_band(0.95, reps, 0.01)
     tol = 2.0 * math.sqrt(0.25 / reps)

@@ -4,13 +4,24 @@ A normative theory (efficient coding) generates synthetic neurons; a deep
 kernel GP prior is meta-learned on them with task-specific hyper-parameters
 and implicit-function-theorem hypergradients; the resulting kernel is
 adapted to real neurons and compared with other models by exact evidences.
+
+The public names are loaded lazily (PEP 562): ``import iclr26sci.kernels`` does not import torch; the
+first use of a name imports the sub-module that defines it.
 """
-from ._gp import KernelCholeskyError, gpytorch_log_evidence, numpy_log_evidence
-from ._model import (DeepKernelGP, FixedFeatureGP, NeuronGP, PixelRBFGP, ScratchDKL, TheoryInformedKernel,
-                     ift_hypergradient, psi_hessian, solve_inner, transform_responses)
-from ._select import BayesFactor, TheoryMatch, bayes_factor, theory_match
-from ._tasks import Task, TheoryTaskSampler, simulate_responses
-from ._theory import EfficientCodingTheory, SparseCodingTheory, extract_patches, surround_ratio
+from __future__ import annotations
+
+import importlib
+
+_WHERE = {
+    "EfficientCodingTheory": "_theory", "SparseCodingTheory": "_theory", "extract_patches": "_theory",
+    "surround_ratio": "_theory",
+    "Task": "_tasks", "TheoryTaskSampler": "_tasks", "simulate_responses": "_tasks",
+    "DeepKernelGP": "_model", "TheoryInformedKernel": "_model", "PixelRBFGP": "_model", "FixedFeatureGP": "_model",
+    "ScratchDKL": "_model", "NeuronGP": "_model", "solve_inner": "_model", "psi_hessian": "_model",
+    "ift_hypergradient": "_model", "transform_responses": "_model",
+    "BayesFactor": "_select", "bayes_factor": "_select", "TheoryMatch": "_select", "theory_match": "_select",
+    "KernelCholeskyError": "_gp", "gpytorch_log_evidence": "_gp", "numpy_log_evidence": "_gp",
+}
 
 __all__ = [
     "EfficientCodingTheory", "SparseCodingTheory", "extract_patches", "surround_ratio",
@@ -20,3 +31,16 @@ __all__ = [
     "BayesFactor", "bayes_factor", "TheoryMatch", "theory_match",
     "KernelCholeskyError", "gpytorch_log_evidence", "numpy_log_evidence",
 ]
+
+
+def __getattr__(name: str):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -12,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 import torch
+from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, NotFittedError, as_generator, check_array, check_bool, check_in_range,
                             check_option, check_positive_int, progress)
@@ -419,6 +420,30 @@ class NeuronGP:
     def _out(self, a):
         return a[0] if self._single else a
 
+    def __repr__(self):
+        ev = np.atleast_1d(self.log_evidence_)
+        e = f"{ev[0]:.4g}" if ev.size == 1 else f"[{ev.min():.4g}..{ev.max():.4g}]"
+        return (f"NeuronGP(model={type(self.model).__name__}, n_neurons={ev.size}, n_train={self.n_train_}, "
+                f"log_evidence={e})")
+
+    def summary(self) -> str:
+        """Per neuron: exact log evidence, output scale, noise variance, mean, and the range of length-scales."""
+        lines = [f"{type(self.model).__name__} adapted to {len(self.psi_)} neuron(s) on {self.n_train_} trials "
+                 f"({self.model.response_transform} responses)"]
+        for i in range(len(self.psi_)):
+            ls = np.atleast_1d(self.lengthscale_[i])
+            lines.append(f"  neuron {i}: log evidence {self.log_evidence_[i]:.3f}, output scale "
+                         f"{self.outputscale_[i]:.3g}, noise variance {self.noise_[i]:.3g}, mean {self.mean_[i]:.3g}, "
+                         f"length-scales {ls.min():.3g}..{ls.max():.3g}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """Plain-Python fitted hyper-parameters and evidences (JSON-serialisable; no data arrays)."""
+        return {"model": type(self.model).__name__, "n_train": int(self.n_train_),
+                "log_evidence": np.atleast_1d(self.log_evidence_).tolist(),
+                "outputscale": self.outputscale_.tolist(), "lengthscale": self.lengthscale_.tolist(),
+                "noise": self.noise_.tolist(), "mean": self.mean_.tolist()}
+
     def predict(self, stimuli, include_noise: bool = True):
         """Posterior predictive mean and variance (on the transformed-response scale).
 
@@ -470,7 +495,7 @@ class NeuronGP:
 
 
 # --------------------------------------------------------------------------- base model
-class DeepKernelGP:
+class DeepKernelGP(BaseEstimator):
     """Exact GP with an ARD-RBF kernel on features :math:`g(x)` and per-neuron type-II MAP hyper-parameters.
 
     .. math:: k(x, x') = s^2\\exp\\big(-\\tfrac12\\sum_l (g_l(x)-g_l(x'))^2/\\ell_l^2\\big) + \\sigma^2\\delta_{xx'}

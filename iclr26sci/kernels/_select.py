@@ -24,6 +24,23 @@ class BayesFactor:
     """Exact GP Bayes factor of model A against model B (per neuron when several).
 
     ``log_bf = log Z_A - log Z_B``; ``prob_a = sigmoid(log_bf + log prior odds)``.
+
+    Parameters
+    ----------
+    log_bf : float or array (n_neurons,)
+        Log Bayes factor of A against B per neuron (positive: the data favour A).
+    log_evidence_a, log_evidence_b : like ``log_bf``
+        The two maximised exact log evidences (``log_bf`` must be their difference).
+    prob_a : like ``log_bf``
+        Posterior probability of A per neuron, in [0, 1].
+
+    Examples
+    --------
+    >>> bf = BayesFactor(2.0, -10.0, -12.0, 0.88)
+    >>> bf
+    BayesFactor(log_bf=2, n_neurons=1, prob_a=0.88)
+    >>> bf.to_dict()["log_bf"]
+    2.0
     """
 
     log_bf: np.ndarray
@@ -32,8 +49,40 @@ class BayesFactor:
     prob_a: np.ndarray
     citation: str = CITATION
 
+    def __post_init__(self):
+        from iclr26sci.core import check_array
+
+        vals = {}
+        for name in ("log_bf", "log_evidence_a", "log_evidence_b", "prob_a"):
+            # a Laplace evidence is NaN where the Hessian is not negative definite: allowed, and propagated
+            vals[name] = check_array(getattr(self, name), name, ndim=(0, 1), finite=False)
+            if np.any(np.isinf(vals[name])) and name == "prob_a":
+                raise InputError(name, "is infinite", "probabilities in [0, 1]")
+        shape = vals["log_bf"].shape
+        for name, v in vals.items():
+            if v.shape != shape:
+                raise InputError(name, f"has shape {v.shape}", f"the shape of log_bf {shape}")
+        if np.any(vals["prob_a"] < 0) or np.any(vals["prob_a"] > 1):
+            raise InputError("prob_a", "has values outside [0, 1]", "probabilities")
+        if not np.allclose(vals["log_bf"], vals["log_evidence_a"] - vals["log_evidence_b"], rtol=1e-9, atol=1e-9,
+                           equal_nan=True):
+            raise InputError("log_bf", "is not log_evidence_a - log_evidence_b", "the difference of the two evidences")
+
     def __float__(self):
         return float(np.sum(self.log_bf))
+
+    def __repr__(self):
+        lb = np.atleast_1d(self.log_bf)
+        pa = np.atleast_1d(self.prob_a)
+        p = f"{float(pa[0]):.4g}" if pa.size == 1 else f"[{pa.min():.3g}..{pa.max():.3g}]"
+        return f"BayesFactor(log_bf={float(lb.sum()):.4g}, n_neurons={lb.size}, prob_a={p})"
+
+    def to_dict(self) -> dict:
+        """Plain-Python summary (JSON-serialisable): total and per-neuron log BF, evidences, P(A)."""
+        a = {k: np.atleast_1d(np.asarray(getattr(self, k), float)).tolist()
+             for k in ("log_bf", "log_evidence_a", "log_evidence_b", "prob_a")}
+        return {"log_bf": float(np.sum(a["log_bf"])), "n_neurons": len(a["log_bf"]), "per_neuron": a,
+                "citation": self.citation}
 
     def summary(self) -> str:
         lb = np.atleast_1d(self.log_bf)
@@ -109,7 +158,21 @@ def bayes_factor(model_a, model_b, stimuli=None, responses=None, prior_odds: flo
 
 @dataclass(frozen=True)
 class TheoryMatch:
-    """Posterior over the theory weight alpha of the mixture kernel alpha K_T + (1 - alpha) K_alt."""
+    """Posterior over the theory weight alpha of the mixture kernel alpha K_T + (1 - alpha) K_alt.
+
+    Parameters
+    ----------
+    alpha : Estimate
+        Posterior mean and sd of alpha (``extra``: credible interval and MAP).
+    grid : array (g,)
+        The alpha grid in [0, 1], increasing.
+    log_evidence : array (g,)
+        Maximised exact log evidence of the mixture kernel at each grid point.
+    posterior : array (g,)
+        Posterior probabilities on the grid (uniform prior), summing to 1.
+    log_bf : float
+        log Z(alpha=1) - log Z(alpha=0): theory kernel against the alternative.
+    """
 
     alpha: Estimate
     grid: np.ndarray
@@ -117,6 +180,40 @@ class TheoryMatch:
     posterior: np.ndarray
     log_bf: float
     citation: str = CITATION
+
+    def __post_init__(self):
+        from iclr26sci.core import check_array
+
+        if not isinstance(self.alpha, Estimate):
+            raise InputError("alpha", f"is a {type(self.alpha).__name__}", "an iclr26sci.core.Estimate")
+        g = check_array(self.grid, "grid", ndim=1, min_rows=2)
+        if np.any(np.diff(g) <= 0) or g[0] < 0 or g[-1] > 1:
+            raise InputError("grid", "is not increasing in [0, 1]", "an increasing grid of alphas in [0, 1]")
+        check_array(self.log_evidence, "log_evidence", ndim=1, shape=g.shape)
+        post = check_array(self.posterior, "posterior", ndim=1, shape=g.shape, nonnegative=True)
+        if abs(post.sum() - 1) > 1e-8:
+            raise InputError("posterior", f"sums to {post.sum():.6g}", "probabilities summing to 1")
+        check_in_range(self.log_bf, "log_bf")
+
+    def __repr__(self):
+        lo, hi = self.alpha.extra.get("credible_interval", (float("nan"), float("nan")))
+        return (f"TheoryMatch(alpha={self.alpha.value:.3f} +- {self.alpha.stderr:.3f}, interval=[{lo:.2f}, {hi:.2f}], "
+                f"log_bf={self.log_bf:.3f}, grid={len(self.grid)})")
+
+    def summary(self) -> str:
+        """One paragraph: posterior mean of alpha, credible interval, MAP and the log Bayes factor."""
+        lo, hi = self.alpha.extra.get("credible_interval", (float("nan"), float("nan")))
+        return (f"degree of theory match alpha = {self.alpha.value:.3f} (sd {self.alpha.stderr:.3f}), credible "
+                f"interval [{lo:.2f}, {hi:.2f}], MAP {self.alpha.extra.get('map', float('nan')):.2f}; "
+                f"log BF(theory : alternative) = {self.log_bf:.3f} ({len(self.grid)}-point grid)")
+
+    def to_dict(self) -> dict:
+        """Plain-Python summary (JSON-serialisable)."""
+        return {"alpha": float(self.alpha.value), "alpha_sd": float(self.alpha.stderr),
+                "credible_interval": [float(v) for v in self.alpha.extra.get("credible_interval", (np.nan, np.nan))],
+                "map": float(self.alpha.extra.get("map", np.nan)), "log_bf": float(self.log_bf),
+                "grid": np.asarray(self.grid, float).tolist(), "posterior": np.asarray(self.posterior, float).tolist(),
+                "citation": self.citation}
 
 
 def theory_match(model_theory: DeepKernelGP, model_alt: DeepKernelGP, stimuli, responses, grid: int = 21,
