@@ -11,7 +11,7 @@ from ._msm import ipw_scores
 from ._nuisance import NuisanceModels, cross_fit_nuisances
 from ._policy import SoftmaxLinearPolicy, _PolicyBase, as_policy_matrix
 from ._sharp import _check_common, _coerce_data, _outcome_sign, _seed
-from ._validate import (check_array, check_bool, check_clip, check_direction, check_gamma, check_in_range,
+from ._validate import (check_array, check_bool, check_direction, check_gamma, check_in_range,
                         check_nonneg_int, check_positive_int, check_propensity)
 
 __all__ = ["msm_weight_bounds", "max_weighted_ratio", "KallusZhouLearner", "zsb_apo_bound"]

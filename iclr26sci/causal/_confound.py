@@ -177,7 +177,8 @@ def rct_policy_value(data: ObservationalData, policy, propensity=None, drop_colu
             raise InputError("propensity", f"got {p}", f"{K} positive probabilities summing to 1")
     if drop_columns is not None:
         if isinstance(drop_columns, (str, int, np.integer)) or not hasattr(drop_columns, "__iter__"):
-            raise InputError("drop_columns", f"got {drop_columns!r}", "a list of feature names or indices, e.g. ['age']")
+            raise InputError("drop_columns", f"got {drop_columns!r}",
+                             "a list of feature names or indices, e.g. ['age']")
         idx = [_feature_index(data, c, "drop_columns") for c in drop_columns]
         X = np.delete(X, idx, axis=1)
     P = as_policy_matrix(policy, X, K)

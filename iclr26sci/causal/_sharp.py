@@ -12,9 +12,9 @@ from iclr26sci.core import Estimate, InputError, ObservationalData, as_generator
 from ._msm import (CITATION, dm_scores, dr_scores, efficient_scores, ipw_scores, plugin_scores, quantile_level)
 from ._nuisance import CrossFitNuisances, NuisanceModels, cross_fit_nuisances
 from ._policy import as_policy_matrix, make_policy
-from ._validate import (GAMMA_MAX, check_A, check_alpha, check_array, check_bool, check_clip, check_consistent_length,
-                        check_cv, check_direction, check_fitted, check_gamma, check_in_range, check_n_features,
-                        check_option, check_propensity, check_sign, check_X, check_Y)
+from ._validate import (GAMMA_MAX, check_A, check_alpha, check_array, check_bool, check_clip,
+                        check_consistent_length, check_cv, check_direction, check_fitted, check_gamma, check_in_range,
+                        check_n_features, check_option, check_propensity, check_sign, check_Y)
 
 __all__ = ["ValueBounds", "sharp_value_bounds", "score_matrix", "SharpPolicyLearner", "policy_improvement",
            "ImprovementCertificate", "sensitivity_curve", "breakdown_gamma", "BreakdownResult", "policy_value"]
@@ -536,6 +536,23 @@ class ImprovementCertificate:
     :math:`V(\\pi)-V(\\pi_0)` (negative = better); for a reward, a lower bound on
     the improvement :math:`V(\\pi)-V(\\pi_0)` (positive = better). ``certified`` is
     True when the one-sided ``1 - alpha`` confidence bound has the good sign.
+
+    Attributes
+    ----------
+    bound : Estimate
+        Estimated regret bound (loss) or improvement bound (reward), with its influence-function SE.
+    certified : bool
+        Whether ``confidence_bound`` is < 0 (loss) or > 0 (reward).
+    gamma : float
+        The MSM sensitivity parameter (odds-ratio bound of the true to the nominal propensity) assumed.
+    form : {"tight", "paper"}
+        Which regret bound.
+    outcome : {"loss", "reward"}
+        Units.
+    alpha : float in (0, 0.5)
+        One-sided level of the certificate.
+    psi : ndarray (n,)
+        Per-unit contributions (user units).
 
     Examples
     --------
