@@ -143,6 +143,7 @@ def _validate(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     env = environment(seeds[0], args.profile, args.executor, seeds=seeds, threads=args.threads)
+    env["only"] = list(args.only) if args.only else None
     env["wall_seconds"] = round(time.perf_counter() - t0, 2)
     summary = write_report(records, args.out, env)
     if records:

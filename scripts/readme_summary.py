@@ -10,9 +10,11 @@ The summary lives between two markers in README.md::
 Usage::
 
     python scripts/readme_summary.py [--results reports/validation/results.json] [--readme README.md] [--check]
+                                     [--allow-partial]
 
 ``--check`` rewrites nothing and exits 1 when the README's summary differs from the one the results
-give. Exit status 2 when the markers are missing or malformed, or the results cannot be read.
+give. Exit status 2 when the markers are missing or malformed, the results cannot be read, or they come
+from a run restricted with ``--only`` (unless ``--allow-partial``).
 Needs only the standard library.
 """
 from __future__ import annotations
@@ -119,12 +121,19 @@ def main(argv=None) -> int:
     p.add_argument("--results", default="reports/validation/results.json", help="results.json of a report")
     p.add_argument("--readme", default="README.md", help="the README to rewrite")
     p.add_argument("--check", action="store_true", help="only check that the README is up to date")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="accept results of a run restricted with --only (the README should show a full run)")
     args = p.parse_args(argv)
     try:
         with open(args.results) as fh:
             results = json.load(fh)
     except (OSError, json.JSONDecodeError) as exc:
         print(f"readme_summary: error: cannot read {args.results}: {exc}", file=sys.stderr)
+        return 2
+    only = (results.get("environment") or {}).get("only")
+    if only and not args.allow_partial:
+        print(f"readme_summary: error: {args.results} comes from a partial run (--only {' '.join(only)}); the "
+              "README's summary shows a full `make report` (or pass --allow-partial)", file=sys.stderr)
         return 2
     try:
         with open(args.readme) as fh:

@@ -239,3 +239,16 @@ def test_coinciding_lines_are_flagged():
     ax.legend()
     _, issues = render_figure(fig)
     assert len(issues) == 1 and "'max gap' and 'CCE gap' lie on top of each other" in issues[0]
+
+
+def test_readme_summary_refuses_a_partial_run(tmp_path, capsys):
+    mod = _load_readme_script()
+    results = _results(tmp_path)
+    data = json.loads(results.read_text())
+    data["environment"]["only"] = ["prob"]
+    results.write_text(json.dumps(data))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{mod.START}\n{mod.END}\n")
+    assert mod.main(["--results", str(results), "--readme", str(readme)]) == 2
+    assert "partial run" in capsys.readouterr().err
+    assert mod.main(["--results", str(results), "--readme", str(readme), "--allow-partial"]) == 0
