@@ -302,7 +302,7 @@ def test_import_is_fast_and_does_not_import_sklearn():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
         times.append(float(out[0]))
         assert out[1] == "False"
-    assert min(times) < 2.5, times     # about 0.5 s unloaded; 1.5 s measured at load average 13 on 2 cores
+    assert min(times) < 2.5, times     # 0.45-1.5 s measured here at load average 5-13 on 2 cores
 
 
 def test_progress_bars_are_silent_off_terminal(small, capfd):
