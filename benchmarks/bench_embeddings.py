@@ -338,8 +338,8 @@ def strong_members(n_boot: int = 1000):
         out["_S"] = S
         out["Lee MRR"] = retrieval_metrics(uncertainty_similarity(gauss("q", which, T), gauss("d", which, T),
                                                                   beta=beta))[0]
-        for nm, df in (("WS353", ws), ("SimLex", sl)):
-            a, c = gauss(nm[:2].lower() + "1", which, T), gauss(nm[:2].lower() + "2", which, T)
+        for nm, key, df in (("WS353", "ws", ws), ("SimLex", "sl", sl)):
+            a, c = gauss(key + "1", which, T), gauss(key + "2", which, T)
             v = np.sum(a[0] ** 2 * c[1] + a[1] * c[0] ** 2 + a[1] * c[1], 1)
             out[nm + " rho"] = spearmanr(np.sum(a[0] * c[0], 1) / np.sqrt(1 + np.pi / 8 * beta * v),
                                          df.score).statistic

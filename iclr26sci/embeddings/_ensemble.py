@@ -32,6 +32,13 @@ class MismatchedMembersWarning(UserWarning):
     on one scale. When a much weaker member gets the smallest variances (for
     example an encoder that is confused on the contrastive fitting pairs, so its
     Fisher is large), UEC puts most of the weight on it. See :meth:`UEC.member_quality`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from iclr26sci.embeddings import MismatchedMembersWarning
+    >>> warnings.simplefilter("error", MismatchedMembersWarning)  # make the guard fatal in a pipeline
+    >>> warnings.resetwarnings()
     """
 
 
