@@ -26,7 +26,15 @@ DTYPE = torch.float64
 
 
 class KernelCholeskyError(InputError):
-    """The kernel matrix stayed non positive definite after progressive jitter."""
+    """The kernel matrix stayed non positive definite after progressive jitter (an :class:`InputError`).
+
+    Examples
+    --------
+    >>> stable_cholesky(torch.tensor([[[1.0, 2.0], [2.0, 1.0]]], dtype=torch.float64))
+    Traceback (most recent call last):
+    ...
+    iclr26sci.kernels._gp.KernelCholeskyError: invalid argument `stimuli`: the kernel matrix is not positive definite...
+    """
 
 
 def psi_size(n_lengthscales: int) -> int:
@@ -208,6 +216,22 @@ def gpytorch_log_evidence(F: np.ndarray, y: np.ndarray, outputscale: float, leng
     gpytorch returns the log marginal likelihood divided by the number of
     data and adds registered prior log densities; no priors are registered
     here, so ``n * mll`` is the closed-form evidence.
+
+    Parameters
+    ----------
+    F : array (n, m)
+        Inputs (features). y : array (n,), observations.
+    outputscale : float > 0
+        Kernel variance :math:`s^2`. lengthscale : float or array (m,) > 0, RBF length-scales.
+    noise : float >= 1e-12
+        Gaussian noise variance. mean : float, constant prior mean.
+
+    Examples
+    --------
+    >>> F = np.linspace(0, 1, 5)[:, None]; y = np.sin(3 * F[:, 0])
+    >>> K = np.exp(-0.5 * (F - F.T) ** 2 / 0.5 ** 2)
+    >>> bool(abs(gpytorch_log_evidence(F, y, 1.0, 0.5, 0.1) - numpy_log_evidence(K, y, 0.1)) < 1e-6)
+    True
     """
     import gpytorch
 

@@ -318,6 +318,18 @@ def ift_hypergradient(extractor: torch.nn.Module, X_s: torch.Tensor, z_s: torch.
     float64). ``features``: the pair ``(F_s, F_q)`` already computed from
     ``X_s, X_q`` with the autograd graph kept (saves a second forward pass).
     Returns ``(J, grads, fallbacks)``.
+
+    Examples
+    --------
+    >>> g = torch.Generator().manual_seed(0)
+    >>> ext = torch.nn.Linear(5, 3).to(torch.float64)
+    >>> Xs, Xq = torch.randn(2, 20, 5, dtype=torch.float64, generator=g), torch.randn(2, 10, 5, dtype=torch.float64, generator=g)
+    >>> zs, zq = torch.tanh(Xs[..., 0]), torch.tanh(Xq[..., 0])
+    >>> psi0 = torch.zeros(2, 6, dtype=torch.float64)
+    >>> psi = solve_inner(ext(Xs).detach(), zs, psi0, psi0, 3.0)
+    >>> J, grads, fallbacks = ift_hypergradient(ext, Xs, zs, Xq, zq, psi, psi0, 3.0)
+    >>> [tuple(gr.shape) for gr in grads], fallbacks
+    ([(3, 5), (3,)], 0)
     """
     if not isinstance(extractor, torch.nn.Module):
         raise InputError("extractor", f"is a {type(extractor).__name__}", "a torch.nn.Module feature map")
@@ -391,6 +403,15 @@ class NeuronGP:
     psi_ : ndarray (n_neurons, P)
         Hyper-parameters on the standardised scale: log s^2, log l, log sigma^2, c.
     outputscale_, lengthscale_, noise_, mean_ : in the responses' units.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((40, 16)); y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    >>> gp = PixelRBFGP().fit(X[:30], y[:30])
+    >>> mean, var = gp.predict(X[30:])
+    >>> mean.shape, bool((var > 0).all()), gp.to_dict()["n_train"]
+    ((10,), True, 30)
     """
 
     def __init__(self, model, F, z, psi, loc, scale, single, prior_centre, input_dim=None):
@@ -501,6 +522,34 @@ class DeepKernelGP(BaseEstimator):
     .. math:: k(x, x') = s^2\\exp\\big(-\\tfrac12\\sum_l (g_l(x)-g_l(x'))^2/\\ell_l^2\\big) + \\sigma^2\\delta_{xx'}
 
     Subclasses choose the feature map. Float64 throughout.
+
+    Parameters
+    ----------
+    ard : bool
+        One length-scale per feature (automatic relevance determination) instead of one shared.
+    response_transform : {"sqrt", "anscombe", "none"}
+        Variance-stabilising transform of spike counts before the Gaussian likelihood (``none`` for rates).
+    prior_scale : float > 0 or None
+        Standard deviation of the normal hyper-prior on the log-parameters (None: type-II maximum likelihood).
+    inner_iters : int >= 0
+        Newton iterations of the per-neuron hyper-parameter fit.
+    init_lengthscale : "median" or float > 0
+        Starting length-scale: the median feature distance (per dimension for ARD) or a number.
+    n_threads : int or None
+        Torch threads used inside fit/predict/meta_fit (restored afterwards). 1 (default) fixes the
+        reduction order, so results are bit-identical whatever the process's thread setting; None uses
+        the process setting (faster on an idle multi-core machine, but results then change at the 1e-16
+        level with the thread count, which meta-training amplifies).
+
+    Examples
+    --------
+    >>> class Linear(DeepKernelGP):   # a GP on the first two stimulus dimensions
+    ...     def _features(self, X):
+    ...         return X[:, :2]
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((40, 16)); y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    >>> Linear(ard=False).fit(X, y).log_evidence_.shape
+    (1,)
     """
 
     def __init__(self, ard: bool = True, response_transform: str = "sqrt", prior_scale: float | None = 3.0,
@@ -635,7 +684,18 @@ class DeepKernelGP(BaseEstimator):
 
 
 class PixelRBFGP(DeepKernelGP):
-    """Baseline: RBF GP on raw pixels (isotropic by default; median-heuristic initial length-scale)."""
+    """Baseline: RBF GP on raw pixels (isotropic by default; median-heuristic initial length-scale).
+
+    Parameters are those of :class:`DeepKernelGP` (the feature map is the identity).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((40, 16)); y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    >>> gp = PixelRBFGP().fit(X, y)
+    >>> gp.lengthscale_.shape, bool(gp.noise_[0] > 0)
+    ((1, 1), True)
+    """
 
     def __init__(self, ard: bool = False, response_transform: str = "sqrt", prior_scale: float | None = 3.0,
                  inner_iters: int = 30, n_threads: int | None = 1):
@@ -646,7 +706,22 @@ class PixelRBFGP(DeepKernelGP):
 
 
 class FixedFeatureGP(DeepKernelGP):
-    """GP whose features are fixed linear filters, :math:`g(x) = Wx` (e.g. a theory's receptive fields)."""
+    """GP whose features are fixed linear filters, :math:`g(x) = Wx` (e.g. a theory's receptive fields).
+
+    Parameters
+    ----------
+    filters : array (m, d)
+        The m linear filters applied to d-dimensional stimuli.
+    Others as in :class:`DeepKernelGP`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((40, 16)); y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    >>> W = np.eye(16)[:2]   # the first two pixels as features
+    >>> bool(FixedFeatureGP(W).log_evidence(X, y) > PixelRBFGP().log_evidence(X, y))
+    True
+    """
 
     def __init__(self, filters, ard: bool = True, response_transform: str = "sqrt",
                  prior_scale: float | None = 3.0, inner_iters: int = 30, n_threads: int | None = 1):
@@ -708,6 +783,19 @@ class TheoryInformedKernel(DeepKernelGP):
     References
     ----------
     Zakirov & Tkacik (2025) arXiv:2509.24919; Chen, Tripp & Hernandez-Lobato (2023) ADKF-IFT, arXiv:2205.02708.
+
+    Examples
+    --------
+    >>> from scipy.ndimage import gaussian_filter
+    >>> from iclr26sci.kernels import EfficientCodingTheory, TheoryTaskSampler, extract_patches
+    >>> P = extract_patches(gaussian_filter(np.random.default_rng(0).standard_normal((64, 64)), 1.5), 6, 500, rng=0)
+    >>> tasks = TheoryTaskSampler(EfficientCodingTheory(center_radius=1.0).fit(P), P, n_tasks=20, n_support=(20,),
+    ...                           n_query=10, rng=0)
+    >>> tik = TheoryInformedKernel(feature_dim=3, channels=3, kernel_size=3, n_outer=5, tasks_per_step=2,
+    ...                            show_progress=False).meta_fit(tasks, rng=0)
+    >>> mean, var = tik.fit(tasks[0].X_support, tasks[0].y_support).predict(tasks[0].X_query)
+    >>> mean.shape, len(tik.history_), tik.features(P[:4]).shape
+    ((10,), 5, (4, 3))
     """
 
     citation = CITATION
@@ -1017,7 +1105,28 @@ class TheoryInformedKernel(DeepKernelGP):
 
 
 class ScratchDKL(DeepKernelGP):
-    """Baseline: a deep-kernel GP fitted from scratch to each neuron (joint evidence maximisation, Adam)."""
+    """Baseline: a deep-kernel GP fitted from scratch to each neuron (joint evidence maximisation, Adam).
+
+    Feature extractor weights and GP hyper-parameters are fitted together on one neuron's trials by
+    maximising evidence + hyper-prior (no meta-learning): the per-neuron DKL of Wilson et al. (2016).
+
+    Parameters
+    ----------
+    feature_dim, architecture, channels, kernel_size, n_layers, hidden : the feature extractor (as in
+        :class:`TheoryInformedKernel`).
+    n_iters : int
+        Adam steps. lr : float > 0, Adam learning rate.
+    response_transform, prior_scale, n_threads : as in :class:`DeepKernelGP`.
+    rng : seed of the initial weights.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((40, 16)); y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    >>> gp = ScratchDKL(feature_dim=2, architecture="mlp", hidden=(8,), n_iters=20, rng=0).fit(X, y)
+    >>> gp.predict(X[:5])[0].shape
+    (5,)
+    """
 
     def __init__(self, feature_dim: int = 8, architecture: str = "conv", channels: int = 8, kernel_size: int = 3,
                  n_layers: int = 2, hidden=(64,), n_iters: int = 150, lr: float = 0.01,

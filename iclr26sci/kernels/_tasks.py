@@ -28,7 +28,18 @@ def _pair(value, name):
 
 @dataclass(frozen=True)
 class Task:
-    """One synthetic neuron: support (fit) and query (score) stimuli and responses."""
+    """One synthetic neuron: support (fit) and query (score) stimuli and responses.
+
+    ``X_support`` (n, d) / ``y_support`` (n,) are the trials to fit on, ``X_query`` / ``y_query`` the
+    held-out trials to score; ``filter`` is the neuron's receptive field and ``rate_*`` its expected counts.
+
+    Examples
+    --------
+    >>> t = Task(np.zeros((3, 4)), np.array([0., 1., 2.]), np.zeros((2, 4)), np.array([1., 0.]), np.ones(4),
+    ...          np.ones(3), np.ones(2))
+    >>> t.n_support
+    3
+    """
 
     X_support: np.ndarray
     y_support: np.ndarray
@@ -54,6 +65,22 @@ def simulate_responses(drive: np.ndarray, gain, offset, rate, response: str, gen
     ``response="gaussian"``: :math:`y = \\sqrt{r_0\\,\\mathrm{softplus}(a u + b)} + \\varepsilon`,
     :math:`\\varepsilon\\sim\\mathcal N(0, 1/4)` (the variance of a square-rooted Poisson count).
     Returns ``(y, expected rate)``.
+
+    Parameters
+    ----------
+    drive : array (tasks, trials)
+        Standardised linear drive :math:`u = w^\\top x / \\mathrm{sd}(w^\\top x)`.
+    gain, offset, rate : arrays (tasks,)
+        Gain :math:`a`, offset :math:`b` and peak rate :math:`r_0 > 0` of each neuron.
+    response : {"poisson", "gaussian"}
+    gen : numpy Generator
+
+    Examples
+    --------
+    >>> y, lam = simulate_responses(np.zeros((1, 3)), np.ones(1), np.zeros(1), np.ones(1), "poisson",
+    ...                             np.random.default_rng(0))
+    >>> y.shape, bool(np.allclose(lam, np.log(2)))
+    ((1, 3), True)
     """
     drive = check_array(drive, "drive", ndim=2)
     T = drive.shape[0]
@@ -102,8 +129,14 @@ class TheoryTaskSampler(Sequence):
 
     Examples
     --------
-    >>> tasks = TheoryTaskSampler(theory, patches, n_tasks=100, rng=0)   # doctest: +SKIP
-    >>> t = tasks[0]; t.X_support.shape                                    # doctest: +SKIP
+    >>> from iclr26sci.kernels import EfficientCodingTheory, extract_patches
+    >>> from scipy.ndimage import gaussian_filter
+    >>> patches = extract_patches(gaussian_filter(np.random.default_rng(0).standard_normal((64, 64)), 1.5), 6, 500,
+    ...                           rng=0)
+    >>> theory = EfficientCodingTheory(center_radius=1.0).fit(patches)
+    >>> tasks = TheoryTaskSampler(theory, patches, n_tasks=10, n_support=(20,), n_query=10, rng=0)
+    >>> len(tasks), tasks[0].X_support.shape, tasks[0].y_query.shape
+    (10, (20, 36), (10,))
     """
 
     def __init__(self, theory, patches, n_tasks: int = 2000, n_support=(25, 50, 100, 200), n_query: int = 100,

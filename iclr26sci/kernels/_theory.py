@@ -27,7 +27,27 @@ def extract_patches(images: Sequence[np.ndarray], size: int, n: int, rng=None, l
     it); the global mean is removed and the result divided by the global
     standard deviation when ``standardize``.
 
+    Parameters
+    ----------
+    images : 2-D array or sequence of 2-D arrays
+        Grey-scale luminance images (any size at least ``size`` on each side).
+    size : int >= 2
+        Patch side in pixels.
+    n : int
+        Number of patches, drawn uniformly over images and positions.
+    rng : seed or numpy Generator
+    log_luminance : bool
+        Take log(luminance + 1e-3) first (needs non-negative pixels).
+    standardize : bool
+        Remove the global mean and divide by the global standard deviation.
+
     Returns an array (n, size*size).
+
+    Examples
+    --------
+    >>> img = np.random.default_rng(0).random((32, 32))
+    >>> extract_patches(img, 6, 100, rng=0).shape
+    (100, 36)
     """
     size = check_positive_int(size, "size", minimum=2)
     n = check_positive_int(n, "n")
@@ -141,6 +161,15 @@ class EfficientCodingTheory:
     ----------
     Atick & Redlich (1992) Neural Computation 4:196. Karklin & Simoncelli (2011) NeurIPS.
     Zakirov & Tkacik (2025) arXiv:2509.24919.
+
+    Examples
+    --------
+    >>> from scipy.ndimage import gaussian_filter
+    >>> img = gaussian_filter(np.random.default_rng(0).standard_normal((64, 64)), 1.5)
+    >>> theory = EfficientCodingTheory(noise=(0.01, 1.0), center_radius=1.0).fit(extract_patches(img, 6, 500, rng=0))
+    >>> W = theory.sample_filters(4, rng=0)
+    >>> W.shape, bool(np.allclose(np.linalg.norm(W, axis=1), 1.0))
+    ((4, 36), True)
     """
 
     def __init__(self, noise=(0.01, 1.0), center_radius: float = 2.0, model: str = "atick_redlich",
@@ -340,6 +369,23 @@ class SparseCodingTheory:
     References
     ----------
     Bell & Sejnowski (1997) Vision Research 37:3327. Olshausen & Field (1996) Nature 381:607.
+
+    Parameters
+    ----------
+    method : {"ica", "dictionary"}
+    n_components : int, optional
+        Number of filters (at most the patch dimension; default 2/3 of it).
+    alpha : float >= 0
+        Sparsity penalty of dictionary learning.
+    max_patches : int
+        Patches used for the fit (a random subset of larger inputs).
+    rng : seed
+
+    Examples
+    --------
+    >>> patches = np.random.default_rng(0).laplace(size=(400, 16))
+    >>> SparseCodingTheory(n_components=4, rng=0).fit(patches).sample_filters(3, rng=0).shape
+    (3, 16)
     """
 
     def __init__(self, method: str = "ica", n_components: int | None = None, alpha: float = 1.0,
