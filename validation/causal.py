@@ -273,7 +273,7 @@ def _a4_rep(seed, n, gamma, pol):
 
 
 @check(method="causal", guarantee="A4: the cross-fitted one-step estimator is unbiased, root-n consistent and "
-       "efficient, and its 95% interval covers the sharp bound (within the finite-sample tolerance [0.92, 0.98]; "
+       "efficient, and its 95% interval covers the sharp bound (within the spec's finite-sample band [0.92, 0.98]; "
        "at the nominal 0.95 once the quantile's second-order remainder is removed)", paper=PAPER, budget=32)
 def a4_coverage_rootn(profile, rng) -> CheckResult:
     """Catches: a biased score (paper sign: coverage collapses), an SE that ignores the correction terms
@@ -291,7 +291,7 @@ def a4_coverage_rootn(profile, rng) -> CheckResult:
     Ab = (rng.uniform(size=xb.size) < e[:, 1]).astype(int)
     Yb = m[np.arange(xb.size), Ab] + s[np.arange(xb.size), Ab] * rng.standard_normal(xb.size)
     var_eif = float(np.var(efficient_scores(Yb, Ab, e, q, nl, nu, gamma) @ np.array([0.3, 0.7])))
-    rows, cov_all, covo_all, vr_all = [], [], [], []
+    rows, cov_all, covo_all, vr_all, vro_all = [], [], [], [], []
     seeds = rng.integers(2**31 - 1, size=(len(ns), reps))
     for j, n in enumerate(ns):
         pol = np.tile([0.3, 0.7], (n, 1))
@@ -305,10 +305,12 @@ def a4_coverage_rootn(profile, rng) -> CheckResult:
                      "sqrt(n)*RMSE": rmse, "sqrt(n)*RMSE MC-SE": rmse / np.sqrt(2 * reps),
                      "coverage": cover.mean(), "coverage (oracle q, nu)": cover_o.mean(),
                      "n*Var/Var(EIF)": n * sd**2 / var_eif, "mean SE / sd": se.mean() / sd,
-                     "mean SE / sd (oracle q, nu)": se_o.mean() / est_o.std(ddof=1)})
+                     "mean SE / sd (oracle q, nu)": se_o.mean() / est_o.std(ddof=1),
+                     "n*Var/Var(EIF) (oracle q, nu)": n * est_o.var(ddof=1) / var_eif})
         cov_all.append(cover)
         covo_all.append(cover_o)
         vr_all.append(n * sd**2 / var_eif)
+        vro_all.append(n * est_o.var(ddof=1) / var_eif)
     N = reps * len(ns)
     cov = float(np.mean(np.concatenate(cov_all)))
     cov_o = float(np.mean(np.concatenate(covo_all)))
@@ -318,19 +320,21 @@ def a4_coverage_rootn(profile, rng) -> CheckResult:
     rmse = np.array([r["sqrt(n)*RMSE"] for r in rows])
     tol_rmse = 0.2 + 3 / np.sqrt(2 * reps)
     tol_bias = 0.2 + 3 / np.sqrt(reps)
-    vr = float(np.mean(vr_all))
+    vr, vr_o = float(np.mean(vr_all)), float(np.mean(vro_all))
     vr_tol = 3 * np.sqrt(2 / N)
     crit = [Criterion("pooled coverage, estimated nuisances (finite-sample band [0.92, 0.98] + Bin MC)", cov,
                       tol_band, "in"),
             Criterion("min over n of coverage (same band, per-n MC)", min(r["coverage"] for r in rows),
                       tol_band_n[0], ">="),
-            Criterion("pooled coverage, oracle outcome nuisances (Bin(N, 0.95) 99% band)", cov_o, nominal, "in"),
+            Criterion("pooled coverage, oracle outcome nuisances (nominal: Bin(N, 0.95) 99% band)", cov_o, nominal,
+                      "in"),
             Criterion("max over n of |bias|/sd (0.2 + 3 MC-SE)", max(abs(r["bias/sd"]) for r in rows), tol_bias,
                       "<"),
             Criterion("max/min sqrt(n) RMSE over n (flat: 1.2 + 3 MC-SE)", rmse.max() / rmse.min(), 1 + tol_rmse,
                       "<="),
             Criterion("pooled n Var / Var(EIF) ([0.85, 1.2] +- 3 MC-SE)", vr, (0.85 - vr_tol, 1.2 + vr_tol), "in")]
-    rows.append({"n": "pooled", "coverage": cov, "coverage (oracle q, nu)": cov_o, "n*Var/Var(EIF)": vr})
+    rows.append({"n": "pooled", "coverage": cov, "coverage (oracle q, nu)": cov_o, "n*Var/Var(EIF)": vr,
+                 "n*Var/Var(EIF) (oracle q, nu)": vr_o})
     plt = _plt()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(8.4, 3.4))
     ax.errorbar(ns, rmse, yerr=1.96 * rmse / np.sqrt(2 * reps), fmt="o-", capsize=3,
@@ -358,10 +362,12 @@ def a4_coverage_rootn(profile, rng) -> CheckResult:
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"V1 (benign law), Gamma={gamma}, pi(1|x)=0.7, 2-fold cross-fitting with the default "
                                f"basis nuisances, {reps} reps per n. With 2 folds at n <= 4000 the estimated "
-                               "quantile leaves a positive second-order remainder (bias ~0.2 sd, SE/sd ~0.93), so "
-                               "coverage is ~0.93, not 0.95; with the true q and masked means (estimated "
-                               "propensity) it is nominal: that criterion tests the score and its SE at the "
-                               "nominal Bin(N, 0.95) band. Error bars: 95% Monte-Carlo bands.")
+                               "quantile leaves a positive second-order remainder (bias ~0.2 sd, SE/sd ~0.93, "
+                               "variance up to 1.3 x the bound), so coverage is ~0.93, not 0.95; the same replications "
+                               "with the true q and masked means (estimated propensity) remove it and must cover at "
+                               "the nominal rate (Bin(N, 0.95) 99% band): that tests the score and its SE. Other "
+                               "coverage bands: the spec's [0.92, 0.98] widened by the 99% binomial band. Error "
+                               "bars: 95% Monte-Carlo bands.")
 
 
 # ---------------------------------------------------------------------------------------------------------- A5
