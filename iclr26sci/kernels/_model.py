@@ -593,6 +593,8 @@ class DeepKernelGP(BaseEstimator):
         X = check_array(stimuli, name, ndim=(2, 3), min_rows=1)
         if X.ndim == 3:
             X = X.reshape(len(X), -1)
+        if X.shape[1] == 0:
+            raise InputError(name, f"have shape {X.shape} (no values per stimulus)", "at least one value per stimulus")
         d = self._input_dim()
         if d is not None and X.shape[1] != d:
             raise InputError(name, f"have {X.shape[1]} values per stimulus", f"{d} (as in training)")
@@ -636,6 +638,7 @@ class DeepKernelGP(BaseEstimator):
             Spike counts (transformed by ``response_transform``) or rates.
         """
         X, Z, single = self._prepare(stimuli, responses)
+        self.n_features_in_ = X.shape[1]
         with self._threads():
             return self._fit(X, Z, single)
 
