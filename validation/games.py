@@ -67,7 +67,7 @@ def _gap_formula_diffs(rng, n_games, gap_fn=None):
 
 
 @check(method="games", guarantee="A-1: the polymatrix Nash-gap formula equals brute force over pure deviations "
-       "in the expanded normal form", paper=PAPER, budget=2)
+       "in the expanded normal form", paper=PAPER, budget=1)
 def a01_gap_formula_exact(profile, rng):
     worst, rows = _gap_formula_diffs(rng, profile.pick(30, 200))
     return CheckResult(worst, 1e-12, comparison="<=", table=rows,
@@ -106,7 +106,7 @@ def _lp_zero_sum(profile, rng, solve=None):
 
 
 @check(method="games", guarantee="A-2: the zero-sum LP returns an equilibrium (objective 0, gap < 1e-6); "
-       "at N=2 its value matches nashpy's LP", paper=PAPER, budget=8)
+       "at N=2 its value matches nashpy's LP", paper=PAPER, budget=4)
 def a02_lp_zero_sum(profile, rng):
     obj, gap, dv, n2, rows = _lp_zero_sum(profile, rng)
     crit = [Criterion("max |LP objective|", obj, 1e-7, "<="),
@@ -216,7 +216,7 @@ def _lemke_check(profile, rng, solve=None, reference=None):
 
 @check(method="games", guarantee="A-3: Lemke's method returns a Nash equilibrium of random general-sum "
        "polymatrix games (gap < 1e-8 in >= 99% of games), confirmed by an independent exact regret and, "
-       "for 2 players, by nashpy's equilibrium enumeration", paper=PAPER, budget=3)
+       "for 2 players, by nashpy's equilibrium enumeration", paper=PAPER, budget=2)
 def a03_lemke(profile, rng):
     frac, ref, n_ref, match, ref_name, rows = _lemke_check(profile, rng)
     crit = [Criterion("fraction of games with max gap < 1e-8", frac, 0.99, ">="),
@@ -253,7 +253,7 @@ def _accountant_errors(rng, m, delta_fn=None):
 
 @check(method="games", guarantee="A-4: the Gaussian-DP accountant is exact: delta(eps) matches Monte Carlo of "
        "the privacy-loss variable; composition of T copies is mu*sqrt(T); epsilon falls as the noise grows",
-       paper=PAPER, budget=3)
+       paper=PAPER, budget=2)
 def a04_accountant(profile, rng):
     from iclr26sci.prob import GaussianAccountant
 
@@ -298,7 +298,7 @@ def _privacy_audit(profile, rng, accountant=None, runs=None):
             acc = dp_accounting(rounds=rounds, observed_channels=1, epsilon=epsilon, delta=delta)
             return acc.mu, acc.sigma
     n, rounds = 32, 60
-    r = runs or profile.pick(4000, 10000)
+    r = runs or profile.pick(2000, 10000)
     g = PolymatrixGame.random(n, 3, p=0.5, payoffs="uniform", rng=rng)
     mu_claim, sigma = accountant(rounds, 2.0, 1e-5)
     lam = regularization(g.degree)
@@ -329,7 +329,7 @@ def _privacy_audit(profile, rng, accountant=None, runs=None):
 
 
 @check(method="games", guarantee="A-5 (REC): white-box audit: the exact privacy loss of the observed channel "
-       "never exceeds the claimed (epsilon, delta) guarantee", paper=PAPER, budget=20)
+       "never exceeds the claimed (epsilon, delta) guarantee", paper=PAPER, budget=12)
 def a05_privacy_audit(profile, rng):
     worst_mu, worst_eps, r, rows = _privacy_audit(profile, rng)
     crit = [Criterion("max per-run sensitivity mu_eff / mu_claimed", worst_mu, 1.0, "<="),
@@ -421,7 +421,7 @@ def _noiseless(g, lam0, rounds, dynamics=None):
 
 
 @check(method="games", guarantee="A-8 (REC): without noise DP-DARP converges to the regularised equilibrium "
-       "(residual < 1e-8 by T=500) whose gap is at most lambda log A", paper=PAPER, budget=4)
+       "(residual < 1e-8 by T=500) whose gap is at most lambda log A", paper=PAPER, budget=2)
 def a08_noiseless_fixed_point(profile, rng):
     g = PolymatrixGame.random(256, 3, p=0.5, payoffs="uniform", rng=rng)
     rows, res_w, gap_w = [], 0.0, 0.0
@@ -466,7 +466,7 @@ def _noise_averaging(profile, rng, noise_fn=None):
 
 
 @check(method="games", guarantee="A-9 (REC): the payoff-vector noise averages over neighbours: std matches "
-       "sigma*sqrt(sum_j ||M_ij row||^2)/d_i and falls like d^-1/2", paper=PAPER, budget=4)
+       "sigma*sqrt(sum_j ||M_ij row||^2)/d_i and falls like d^-1/2", paper=PAPER, budget=3)
 def a09_noise_averaging(profile, rng):
     slope, worst_ratio, draws, rows = _noise_averaging(profile, rng)
     tol_ratio = 4 / math.sqrt(2 * draws) * 1.5
@@ -581,7 +581,7 @@ def _dense_criteria(rows):
 
 
 @check(method="games", guarantee="A-10 (REC): dense graphs: the Nash gap and epsilon both fall with N, and on "
-       "games where uniform play stays far from equilibrium the private profile beats it", paper=PAPER, budget=14)
+       "games where uniform play stays far from equilibrium the private profile beats it", paper=PAPER, budget=11)
 def a10_dense_scaling(profile, rng):
     rows = _scaling(profile, rng, "erdos_renyi")
     slope, eps_drop = _dense_criteria(rows)
@@ -618,7 +618,7 @@ def _sparse_criteria(rows):
 
 
 @check(method="games", guarantee="A-11 (REC): sparse graphs (degree 6): epsilon falls with N while the gap "
-       "stays flat", paper=PAPER, budget=6)
+       "stays flat", paper=PAPER, budget=3)
 def a11_sparse_contrast(profile, rng):
     rows = _scaling(profile, rng, "circulant")
     slope, eps_drop = _sparse_criteria(rows)
@@ -655,7 +655,7 @@ def _zero_sum_rows(profile, rng, solve=None, runs=4):
 
 
 @check(method="games", guarantee="A-12 (REC): zero-sum dense games: DP-DARP's gap falls with N; its distance "
-       "to the (LP) equilibrium need not vanish", paper=PAPER, budget=4)
+       "to the (LP) equilibrium need not vanish", paper=PAPER, budget=2)
 def a12_zero_sum_crosscheck(profile, rng):
     rows = _zero_sum_rows(profile, rng)
     slope = _slope([r["N"] for r in rows], [r["DP-DARP max gap"] for r in rows])
