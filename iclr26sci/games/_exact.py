@@ -50,6 +50,7 @@ class EquilibriumResult:
     max_gap : float
         ``nash_gap.max()``: the certificate (below ``tol`` when ``certified``).
     certified : bool
+        Whether ``max_gap < tol``: the profile is an exact equilibrium up to that tolerance.
     method : str
         ``"lp"``, ``"ipm"`` (interior point on the LCP), ``"support"`` (extragradient +
         exact support solve) or ``"lemke"``.
@@ -568,6 +569,7 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
     Parameters
     ----------
     game : PolymatrixGame
+        The game to solve (zero-sum games by the LP/interior point; any game by Lemke).
     method : {"auto", "lp", "ipm", "support", "lemke"}
         ``"auto"``: zero-sum games use ``"ipm"`` when the payoff matrix is dense
         (more than 5e4 nonzeros, at least 5% dense, sum A_i <= 6000) and the
