@@ -173,7 +173,8 @@ def solve(problem, solver: str | None = None, *, accept_inaccurate: bool = False
     if "verbose" in kwargs:
         kwargs["verbose"] = check_bool(kwargs["verbose"], "verbose")
     try:
-        dcp = problem.is_dcp()
+        dcp = problem.is_dcp() or (kwargs.get("qcp") is True and problem.is_dqcp()) or \
+            (kwargs.get("gp") is True and problem.is_dgp())
     except Exception:  # noqa: BLE001 - is_dcp itself failing means the problem is malformed
         dcp = False
     if not dcp:
@@ -181,8 +182,10 @@ def solve(problem, solver: str | None = None, *, accept_inaccurate: bool = False
                          "a convex problem built from cvxpy atoms (see cvxpy's DCP rules)")
     for c in problem.parameters() + problem.constants():
         val = c.value
-        if val is not None and np.issubdtype(np.asarray(val).dtype, np.number) and not np.all(np.isfinite(
-                val.toarray() if hasattr(val, "toarray") else val)):
+        if val is None:
+            continue
+        arr = np.asarray(val.data) if hasattr(val, "toarray") else np.asarray(val)   # sparse: its stored entries
+        if np.issubdtype(arr.dtype, np.number) and not np.all(np.isfinite(arr)):
             raise InputError("problem", "contains NaN or infinite data", "finite constants and parameter values")
     if solver is None:
         linear = (cp.constraints.Zero, cp.constraints.NonPos, cp.constraints.NonNeg,
