@@ -224,7 +224,17 @@ def test_solve_bad():
     _raises("nonsense_option", solve, prob, solver="HIGHS", nonsense_option=1)
     _raises("problem", solve, cp.Problem(cp.Minimize(x), [x >= np.array([np.inf])]))
     _raises("problem", solve, cp.Problem(cp.Maximize(cp.square(x)), [x >= 1]))
+    _raises("nonsense", solve, cp.Problem(cp.Minimize(cp.square(x)), [x >= 1]), solver="CLARABEL", nonsense=1)
+    import scipy.sparse as sps
+
+    y = cp.Variable(2)
+    _raises("problem", solve, cp.Problem(cp.Minimize(cp.sum(sps.csr_matrix(np.array([[np.nan, 1.0]])) @ y)), [y >= 0]))
     assert solve(prob, solver="highs") == pytest.approx(1.0)   # solver names are case-insensitive, like cvxpy's
+    # a quasiconvex problem is accepted with qcp=True (cvxpy's DQCP), refused without
+    z = cp.Variable(pos=True)
+    qp = cp.Problem(cp.Minimize(cp.ceil(z)), [z >= 0.5])
+    _raises("problem", solve, qp)
+    assert solve(qp, qcp=True, solver="CLARABEL") == pytest.approx(1.0, abs=1e-6)
 
 
 def test_highs_prints_nothing_in_process(capfd):
