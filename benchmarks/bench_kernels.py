@@ -120,7 +120,7 @@ def main(quick: bool):
     settings = (dict(feature_dim=8, channels=8, kernel_size=3, n_outer=80, lr=0.01) if quick else
                 dict(feature_dim=16, channels=16, kernel_size=5, n_outer=600, lr=3e-3))
     t0 = time.perf_counter()
-    tik = TheoryInformedKernel(show_progress=False, **settings).meta_fit(train, rng=0)
+    tik = TheoryInformedKernel(show_progress=False, n_threads=torch.get_num_threads(), **settings).meta_fit(train, rng=0)
     meta_s = time.perf_counter() - t0
     n_neurons = 12 if quick else 30
     sizes = [25, 100, 400]
@@ -181,12 +181,12 @@ def speed_targets(n_neurons: int = 5):
     P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
     theory = EfficientCodingTheory(center_radius=2.0).fit(P)
     tasks = TheoryTaskSampler(theory, P, n_tasks=2000, rng=1)  # n_support (25, 50, 100, 200), n_query 100
-    tik = TheoryInformedKernel(show_progress=False)  # defaults: conv 16 ch 5x5, m = 16, 300 outer steps of 8 tasks
+    tik = TheoryInformedKernel(show_progress=False, n_threads=torch.get_num_threads())  # defaults: conv 16 ch 5x5, m = 16, 300 outer steps of 8 tasks
     t = time.perf_counter()
     tik.meta_fit(tasks, rng=0)
     meta_s = time.perf_counter() - t
     test = TheoryTaskSampler(theory, P, n_tasks=n_neurons, n_support=(400,), n_query=200, rng=2)
-    rbf = PixelRBFGP()
+    rbf = PixelRBFGP(n_threads=torch.get_num_threads())
     fit_s, ev_s, bf_s, evfit_s, bffit_s, same = [], [], [], [], [], True
     for i in range(n_neurons):
         tk = test[i]

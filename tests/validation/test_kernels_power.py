@@ -25,6 +25,11 @@ def _rng(seed=0):
 
 
 def _failed(res):
+    """The verdict, with the failing criteria printed (pytest -s shows them; quoted in docs/kernels.md)."""
+    crit = res.criteria or []
+    shown = [f"{c.name} = {c.statistic:.4g} ({'PASS' if c.passed else 'FAIL'})" for c in crit] or \
+        [f"statistic = {res.statistic:.4g}"]
+    print("broken variant:", "; ".join(shown))
     return not res.passed
 
 
