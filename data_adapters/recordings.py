@@ -103,6 +103,14 @@ class Recording:
         """Number of trials (rows of ``stimuli``)."""
         return self.stimuli.shape[0]
 
+    def __eq__(self, other) -> bool:
+        """Same stimuli, responses (elementwise), ids, stimulus shape and count flag; ``meta`` is not compared."""
+        if not isinstance(other, Recording):
+            return NotImplemented
+        return bool(np.array_equal(self.stimuli, other.stimuli) and np.array_equal(self.responses, other.responses)
+                    and self.neuron_ids == other.neuron_ids and self.stimulus_shape == other.stimulus_shape
+                    and self.counts == other.counts)
+
     def __repr__(self) -> str:
         return (f"Recording(n_neurons={self.n_neurons}, n_trials={self.n_trials}, "
                 f"stimulus_shape={self.stimulus_shape}, counts={self.counts}, source={self.source!r})")

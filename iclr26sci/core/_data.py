@@ -151,6 +151,14 @@ class ObservationalData:
                 "feature_names": self.feature_names, "arm_names": self.arm_names, "source": self.source,
                 "description": self.description, "y_mean": float(self.Y.mean())}
 
+    def __eq__(self, other) -> bool:
+        """Equal data (arrays compared elementwise) and names; ``meta`` is not compared."""
+        if not isinstance(other, ObservationalData):
+            return NotImplemented
+        return (all(np.array_equal(getattr(self, k), getattr(other, k)) for k in ("X", "A", "Y"))
+                and all(getattr(self, k) == getattr(other, k)
+                        for k in ("feature_names", "source", "description", "arm_names")))
+
     def __repr__(self) -> str:
         return (f"ObservationalData(n={self.n}, d={self.n_features}, arms={self.n_arms}, "
                 f"source={self.source!r})")

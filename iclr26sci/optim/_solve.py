@@ -262,6 +262,14 @@ class LPResult:
         object.__setattr__(self, "x", x)
         object.__setattr__(self, "fun", float(self.fun))
 
+    def __eq__(self, other) -> bool:
+        """Same solution, objective and status (arrays compared elementwise)."""
+        if not isinstance(other, LPResult):
+            return NotImplemented
+        return bool(np.array_equal(self.x, other.x) and self.fun == other.fun and self.status == other.status
+                    and self.duals.keys() == other.duals.keys()
+                    and all(np.array_equal(self.duals[k], other.duals[k]) for k in self.duals))
+
     def __repr__(self) -> str:
         return f"LPResult(status={self.status!r}, fun={self.fun:.6g}, n_variables={self.x.size})"
 

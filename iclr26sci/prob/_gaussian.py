@@ -67,6 +67,12 @@ class DiagonalGaussian:
         """Shape of ``mean`` (and ``var``)."""
         return self.mean.shape
 
+    def __eq__(self, other) -> bool:
+        """Same means and variances (elementwise)."""
+        if not isinstance(other, DiagonalGaussian):
+            return NotImplemented
+        return bool(np.array_equal(self.mean, other.mean) and np.array_equal(self.var, other.var))
+
     def __repr__(self) -> str:
         n = len(self)
         mv = float(self.var.mean()) if self.var.size else float("nan")

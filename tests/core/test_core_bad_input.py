@@ -203,6 +203,7 @@ def test_results_short_repr_summary_to_dict():
     d = ObservationalData(np.zeros((1000, 3)), np.arange(1000) % 2, np.ones(1000), arm_names=["c", "t"])
     assert len(repr(d)) < 100 and "c: 500" in d.summary()
     json.dumps(d.to_dict())
+    assert d == d.subset(np.arange(1000)) and d != d.subset(np.arange(10))   # arrays compared elementwise
 
 
 def test_progress_silent_off_terminal_and_under_ci(monkeypatch, capfd):

@@ -89,6 +89,8 @@ def test_recording_result_api():
     rec = Recording(np.zeros((500, 256)), np.ones((3, 500)), ("a", "b", "c"), (16, 16), source="x.npz")
     assert len(repr(rec)) < 120 and "3 neurons x 500 trials" in rec.summary()
     json.dumps(rec.to_dict())
+    assert rec == Recording(np.zeros((500, 256)), np.ones((3, 500)), ("a", "b", "c"), (16, 16))
+    assert rec != Recording(np.zeros((500, 256)), np.ones((3, 500)), ("a", "b", "d"), (16, 16))
 
 
 def _declared():

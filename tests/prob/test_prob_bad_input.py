@@ -187,6 +187,7 @@ def test_diagonal_gaussian_bad_and_result_api():
     assert repr(big) == "DiagonalGaussian(n=1000, dim=384, mean_var=0.5)"
     assert "1000 embedding" in big.summary()
     assert DiagonalGaussian(np.zeros((2, 3)), 1.0).to_dict()["shape"] == [2, 3]
+    assert big == big[0:1000] and big != DiagonalGaussian(np.ones((1000, 384)), 0.5)
 
 
 @pytest.mark.bad_input("optim.linprog", "optim.LPResult")
@@ -208,6 +209,7 @@ def test_linprog_bad_and_result_api():
     assert len(repr(linprog(np.ones(5000)))) < 80
     assert "optimal" in res.summary()
     json.dumps(res.to_dict())
+    assert res == linprog([1.0, 2.0], A_eq=[[1.0, 1.0]], b_eq=[1.0]) and res != linprog([1.0, 2.0])
     _raises("fun", LPResult, np.zeros(2), NAN, "optimal", "", {})
     _raises("x", LPResult, [[NAN]], 1.0, "optimal", "", {})
     _raises("duals", LPResult, np.zeros(2), 1.0, "optimal", "", [])
