@@ -759,22 +759,42 @@ class TheoryInformedKernel(DeepKernelGP):
     Parameters
     ----------
     feature_dim : int
-        Number of deep features m.
+        Number of deep features m that the RBF kernel compares (one ARD length-scale each).
     architecture : {"conv", "mlp"}
-    channels, kernel_size, n_layers : conv settings; hidden : MLP widths.
-    n_outer : int
-        Outer Adam steps; ``tasks_per_step`` tasks each.
-    lr, weight_decay : AdamW settings for phi.
+        Convolutional feature map for square p x p patches, or a fully-connected one for other stimuli.
+    channels, kernel_size, n_layers : int
+        Conv feature map: channels per layer, square filter size, number of valid conv layers.
+    hidden : sequence of int
+        Hidden-layer widths of the MLP feature map.
+    n_outer : int >= 0
+        Outer (meta) optimisation steps; each samples ``tasks_per_step`` synthetic neurons of one support size.
+    tasks_per_step : int
+        Synthetic neurons per outer step (the meta-batch).
+    lr : float > 0
+        AdamW learning rate of the feature-extractor weights phi.
+    weight_decay : float >= 0
+        AdamW decoupled weight decay on phi (not on the per-task hyper-parameters).
     hypergradient : {"exact", "neumann", "none"}
+        Implicit term of the outer gradient: dense solve with the exact Hessian, truncated Neumann
+        series (an approximation), or dropped (first-order; biased).
     task_specific : bool
+        True: the GP hyper-parameters psi are adapted per task (ADKF-IFT). False: psi is meta-learned
+        with phi and shared (Deep Kernel Transfer).
     response_transform : {"sqrt", "anscombe", "none"}
+        Variance-stabilising transform of spike counts before the Gaussian likelihood.
     prior_scale : float or None
         Standard deviation of the normal hyper-prior on the log-parameters
         (centred at the fixed initialisation); None for pure type-II ML.
         The default 1.0 matters: with m ARD length-scales and few trials a
         flat prior over-fits the inner problem and the outer objective then
         learns uninformative features (measured: held-out r 0.25 vs 0.52).
-    inner_iters : Newton iterations of the inner solver.
+    inner_iters : int >= 0
+        Maximum Newton iterations of the per-task (and per-neuron) hyper-parameter fit.
+    show_progress : bool
+        Progress bar over the outer steps (silent off a terminal and under CI).
+    n_threads : int or None
+        Torch threads inside meta_fit/fit/predict (1 by default: bit-identical results whatever the
+        process's thread setting; None: the process setting, faster on idle cores, thread-dependent).
     feature_dtype : {"float32", "float64"}
         Precision of the feature extractor g_phi only (float32 convolutions are
         about 15x faster on CPU). Its features are promoted to float64: kernel,
