@@ -1,0 +1,39 @@
+"""The README's per-method examples run unchanged (each in a fresh interpreter, as a user would paste it).
+
+They are paper-sized enough to take tens of seconds each, so they are marked slow (``make test-all``).
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _examples():
+    text = README.read_text()
+    out = []
+    for m in re.finditer(r"^### (\w+) — .*?$(.*?)(?=^#{2,3} )", text, re.M | re.S):
+        blocks = re.findall(r"```python\n(.*?)```", m.group(2), re.S)
+        if blocks:
+            out.append(pytest.param(blocks[0], id=m.group(1)))
+    return out
+
+
+def test_readme_has_one_example_per_method():
+    ids = [p.id for p in _examples()]
+    assert {"causal", "games", "kernels", "embeddings", "imitation"} <= set(ids), ids
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", _examples())
+def test_readme_example_runs(code, tmp_path):
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg")
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
