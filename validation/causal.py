@@ -90,7 +90,7 @@ def _threshold_rule(c, left_arm=1):
 
 # ---------------------------------------------------------------------------------------------------------- A1
 @check(method="causal", guarantee="A1: the closed-form sharp CAPO bound c_L mu_L + c_U mu_U equals the Gaussian "
-       "ground truth m +- (1-e) s kappa(Gamma)", paper=PAPER, budget=6)
+       "ground truth m +- (1-e) s kappa(Gamma)", paper=PAPER, budget=4)
 def a1_closed_form_bound(profile, rng) -> CheckResult:
     """Catches: a wrong quantile level, swapped weights (1/Gamma, Gamma), a wrong c_L/c_U or kappa."""
     from iclr26sci.causal import (gaussian_capo_bound, msm_weights, paper_to_centered, quantile_level,
@@ -125,7 +125,7 @@ def a1_closed_form_bound(profile, rng) -> CheckResult:
 
 # ---------------------------------------------------------------------------------------------------------- A2
 @check(method="causal", guarantee="A2: at Gamma = 1 the one-step score is exactly the AIPW/DR score", paper=PAPER,
-       budget=2)
+       budget=1)
 def a2_gamma_one_is_aipw(profile, rng) -> CheckResult:
     """Catches: a score whose correction terms do not reduce to AIPW (e.g. a missing residual term)."""
     from iclr26sci.causal import cross_fit_nuisances, dr_scores, efficient_scores, simulate_v1
@@ -184,7 +184,7 @@ def _population_value(gamma, d, P_fn, nuis_fn, kind, sign=1, kx=48, ky=24):
 
 @check(method="causal", guarantee="A3: Neyman orthogonality -- the one-step error is second order in the nuisance "
        "error (ratio ~4 when the error doubles), the plug-in and the paper-code sign are first order (~2)",
-       paper=PAPER, budget=3)
+       paper=PAPER, budget=2)
 def a3_orthogonality(profile, rng) -> CheckResult:
     """Catches: the paper-code quantile-term sign (s_q = -1) or any non-orthogonal score (ratio ~2)."""
     from iclr26sci.causal import paper_to_centered, v1_true_value
@@ -274,7 +274,7 @@ def _a4_rep(seed, n, gamma, pol):
 
 @check(method="causal", guarantee="A4: the cross-fitted one-step estimator is unbiased, root-n consistent and "
        "efficient, and its 95% interval covers the sharp bound (within the spec's finite-sample band [0.92, 0.98]; "
-       "at the nominal 0.95 once the quantile's second-order remainder is removed)", paper=PAPER, budget=32)
+       "at the nominal 0.95 once the quantile's second-order remainder is removed)", paper=PAPER, budget=23)
 def a4_coverage_rootn(profile, rng) -> CheckResult:
     """Catches: a biased score (paper sign: coverage collapses), an SE that ignores the correction terms
     (plug-in SE), a non-root-n estimator, an inefficient score (variance ratio)."""
@@ -372,7 +372,7 @@ def a4_coverage_rootn(profile, rng) -> CheckResult:
 
 # ---------------------------------------------------------------------------------------------------------- A5
 @check(method="causal", guarantee="A5: the sharp bound is valid (V <= V^+ without confounding) and sharp (V = V^+ "
-       "under the extremal full-data law)", paper=PAPER, budget=2)
+       "under the extremal full-data law)", paper=PAPER, budget=1)
 def a5_validity_sharpness(profile, rng) -> CheckResult:
     """Catches: a bound that is too tight (benign or extremal V above V^+) or too loose (extremal V below V^+)."""
     from iclr26sci.causal import simulate_v1, v1_capo_bound, v1_true_value
@@ -405,7 +405,7 @@ def a5_validity_sharpness(profile, rng) -> CheckResult:
 
 # ---------------------------------------------------------------------------------------------------------- A6
 @check(method="causal", guarantee="A6: V^+ is non-decreasing and V^- non-increasing in Gamma, with V^- <= V <= V^+",
-       paper=PAPER, budget=2)
+       paper=PAPER, budget=1)
 def a6_monotone_in_gamma(profile, rng) -> CheckResult:
     """Catches: swapped directions, a non-monotone weight/level map (e.g. a level 1/(1+Gamma) for the upper bound)."""
     from iclr26sci.causal import sensitivity_curve, sharp_capo_bound, simulate_v1
@@ -452,7 +452,7 @@ def a6_monotone_in_gamma(profile, rng) -> CheckResult:
 
 # ---------------------------------------------------------------------------------------------------------- A7
 @check(method="causal", guarantee="A7: the sharp APO bound lies inside the non-sharp ZSB/Kallus-Zhou bound", paper=PAPER,
-       budget=2)
+       budget=1)
 def a7_sharp_inside_zsb(profile, rng) -> CheckResult:
     """Catches: a 'sharp' bound computed at a larger Gamma than asked (or a ZSB bound that is too tight)."""
     from iclr26sci.causal import cross_fit_nuisances, sharp_value_bounds, simulate_v1, zsb_apo_bound
@@ -513,7 +513,7 @@ def _policy_class_optimum(gamma):
 
 @check(method="causal", guarantee="A8: the policy learned on the sharp-bound scores has vanishing robust regret "
        "V^+(pi-hat) - min_Pi V^+ against the best policy of its class, at rate n^(-1/2) or faster", paper=PAPER,
-       budget=14)
+       budget=12)
 def a8_policy_learning(profile, rng) -> CheckResult:
     """Catches: a learner with a regret floor (a fixed ridge penalty: 0.015 on V1), a stalled optimiser."""
     from iclr26sci.causal import (SoftmaxLinearPolicy, cross_fit_nuisances, quantile_level, score_matrix,
@@ -605,7 +605,7 @@ def _tight_improvement(c, gamma, left_arm=1):
 
 @check(method="causal", guarantee="A9: a certified improvement over the uniform policy is false at most alpha = 5% "
        "of the time, also when the true worst-case improvement is exactly zero; a real improvement is certified",
-       paper=PAPER, budget=16)
+       paper=PAPER, budget=17)
 def a9_certified_improvement(profile, rng) -> CheckResult:
     """Catches: a certificate that ignores (or shrinks) the SE, one computed at Gamma = 1 (DR), one that never
     certifies (power criterion)."""
@@ -685,7 +685,7 @@ def a9_certified_improvement(profile, rng) -> CheckResult:
 
 # ---------------------------------------------------------------------------------------------------------- A10
 @check(method="causal", guarantee="A10: uniform validity over a finite policy class: V(pi) <= V-hat^+(pi) + slack "
-       "for all pi simultaneously, with probability >= 1 - delta", paper=PAPER, budget=6)
+       "for all pi simultaneously, with probability >= 1 - delta", paper=PAPER, budget=4)
 def a10_uniform_validity(profile, rng) -> CheckResult:
     """Catches: a value bound computed at a too-small Gamma (e.g. Gamma = 1, the DR estimate), a too-small SE."""
     from iclr26sci.causal import (cross_fit_nuisances, quantile_level, score_matrix, simulate_v1, v1_true_value)
@@ -741,7 +741,7 @@ def a10_uniform_validity(profile, rng) -> CheckResult:
 # ---------------------------------------------------------------------------------------------------------- real data
 @check(method="causal", guarantee="R1 (NHEFS, real observational data): at Gamma = 1 the sharp bounds collapse to the "
        "DR estimate, they widen monotonically with Gamma, and the breakdown Gamma of 'quitting smoking increases "
-       "weight gain' is reported", paper=PAPER, budget=10)
+       "weight gain' is reported", paper=PAPER, budget=7)
 def r1_nhefs_bounds_vs_gamma(profile, rng) -> CheckResult:
     """Catches: bounds that do not reduce to DR at Gamma = 1 (plug-in, wrong score), non-monotone widths."""
     from data_adapters import load_nhefs
@@ -787,7 +787,7 @@ def r1_nhefs_bounds_vs_gamma(profile, rng) -> CheckResult:
 
 @check(method="causal", guarantee="R2 (thornton_hiv, randomised trial with induced confounding): the sharp lower "
        "bound on the learned policy's reward, estimated on the confounded training split, does not exceed its "
-       "unbiased value on the untouched randomised test split", paper=PAPER, budget=4)
+       "unbiased value on the untouched randomised test split", paper=PAPER, budget=2)
 def r2_thornton_out_of_sample(profile, rng) -> CheckResult:
     """Catches: an anti-conservative 'lower' bound (e.g. the upper bound reported as the lower one)."""
     from data_adapters import load_thornton_hiv
