@@ -133,11 +133,19 @@ def minilm_finetuned(pairs, *, rng=0, epochs: int = 4, lr: float = 1e-4, batch_s
     >>> enc.dim  # doctest: +SKIP
     384
     """
+    from iclr26sci.core import check_bool, check_in_range
+
     from ._finetune import contrastive_finetune_last_block
+    from ._probabilistic import check_pairs
 
-    from iclr26sci.core import check_bool
-
+    pairs = check_pairs(pairs)  # everything is checked before the model is loaded
+    epochs = check_positive_int(epochs, "epochs")
+    lr = check_in_range(lr, "lr", 0.0, 1.0, low_open=True)
+    batch_size = check_positive_int(batch_size, "batch_size", minimum=2)
+    max_seq_length = check_positive_int(max_seq_length, "max_seq_length")
     cache = check_bool(cache, "cache")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise InputError("name", f"got {name!r}", "a non-empty string label, or None")
     seed_label = rng if isinstance(rng, int) else "g"
     enc = TransformerEncoder(minilm_path(), name=name or f"minilm-ft-{seed_label}", max_seq_length=max_seq_length)
     enc, info = contrastive_finetune_last_block(enc, pairs, epochs=epochs, lr=lr, batch_size=batch_size, rng=rng,

@@ -318,3 +318,12 @@ def test_uec_rejects_bad_settings_and_unfitted_members(lsa, pairs, pe, ens):
     with warnings.catch_warnings():
         warnings.simplefilter("error", MismatchedMembersWarning)
         ens.member_quality(pairs)  # two comparable LSA members: no warning
+
+
+@pytest.mark.bad_input("embeddings.encoders")
+def test_minilm_finetuned_checks_everything_before_loading_the_model():
+    pairs = [("a", "b"), ("c", "d")]
+    for kw, arg in [({"epochs": 0}, "epochs"), ({"lr": 0.0}, "lr"), ({"batch_size": 1}, "batch_size"),
+                    ({"max_seq_length": 0}, "max_seq_length"), ({"name": ""}, "name"), ({"cache": 1}, "cache")]:
+        with pytest.raises(InputError, match=f"`{arg}`"):
+            encoders.minilm_finetuned(pairs, **kw)

@@ -14,6 +14,7 @@ Broken variant per check (the ones marked * are run here; the others are named i
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import validation.embeddings as ve
 from iclr26sci.embeddings import uec_coefficients as _coef
@@ -88,3 +89,17 @@ def test_u8_catches_order_dependent_coefficients(monkeypatch):
     monkeypatch.setattr(ve, "uec_combine", broken)
     res = run(ve.u8_permutation_equivariance)
     assert not res.passed and res.statistic > 1e-3
+
+
+@pytest.mark.slow
+def test_u9_catches_a_fisher_averaged_over_pairs(monkeypatch):
+    class AveragedFisher(ve.ProbabilisticEncoder):
+        def fit_laplace(self, pairs, **kw):
+            super().fit_laplace(pairs, **kw)
+            la = self.laplace_
+            la.posterior_var_ = 1.0 / (la.fisher_ / la.n_data_ + la.prior_precision)
+            return self
+
+    monkeypatch.setattr(ve, "ProbabilisticEncoder", AveragedFisher)
+    res = run(ve.u9_laplace_variance_one_over_n)
+    assert not res.passed and res.statistic > 0.3
