@@ -402,7 +402,7 @@ def t6_few_shot(profile, rng):
     ax[1].set_xticklabels(["theory RF", "kernel 1", "kernel 2", "kernel 3"], fontsize=8)
     ax[1].set_yticks([])
     ax[1].set_title("theory RF | kernel's top-3 preferred stimuli", fontsize=9)
-    cb = fig.colorbar(im, ax=ax[1], fraction=0.03, pad=0.02)
+    cb = fig.colorbar(im, ax=ax[1], fraction=0.03, pad=0.02, shrink=0.45)
     cb.set_label("weight / max|w|", fontsize=8)
     fig.tight_layout()
     return CheckResult(criteria=crit, table=rows, figure=fig,
@@ -493,9 +493,17 @@ def t8_special_cases(profile, rng):
         v.backward()
         return float(v.detach()), pt.grad[0].numpy().astype(float)
 
-    ref = minimize(f, np.zeros(6), jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 2000}).x
+    opts = {"gtol": 1e-12, "ftol": 1e-15, "maxiter": 2000}
+    # the type-II likelihood is multimodal (from psi = 0 the two optimisers can reach different local maxima:
+    # seen at master seed 5, evidences -37.166 vs -37.117), so the solvers are compared on the same maximum:
+    # scipy L-BFGS-B warm-started at our optimum must not improve it, and our Newton warm-started at scipy's
+    # optimum (from psi = 0) must not improve that one
+    ref0 = minimize(f, np.zeros(6), jac=True, method="L-BFGS-B", options=opts).x
+    ref = minimize(f, ours, jac=True, method="L-BFGS-B", options=opts).x
+    back = solve_inner(Ft, yt, torch.as_tensor(ref0[None]), psi0, None, iters=100, tol=1e-11)[0].numpy()
     ev_ours, ev_ref = -f(ours)[0], -f(ref)[0]
-    diff_a = abs(ev_ours - ev_ref)
+    ev_ref0, ev_back = -f(ref0)[0], -f(back)[0]
+    diff_a = max(abs(ev_ours - ev_ref), abs(ev_back - ev_ref0))
     seed = int(rng.integers(2 ** 31 - 1))
     torch.manual_seed(seed)
     ext = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 3)).to(D)
@@ -527,14 +535,22 @@ def t8_special_cases(profile, rng):
     fd = (vals[0] - vals[1]) / (2 * h)
     diff_b = abs(ana - fd) / max(abs(fd), 1e-8)
     diff_a_rel = diff_a / max(abs(ev_ref), 1.0)
-    rows = [{"case": "phi empty (plain type-II ML): evidence(ours) - evidence(scipy L-BFGS-B)", "value": ev_ours - ev_ref},
+    rows = [{"case": "phi empty (plain type-II ML): evidence(ours) - evidence(scipy L-BFGS-B warm-started at ours)",
+             "value": ev_ours - ev_ref},
+            {"case": "phi empty: evidence(our Newton warm-started at scipy's) - evidence(scipy L-BFGS-B from 0)",
+             "value": ev_back - ev_ref0},
+            {"case": "(not a criterion) evidence(ours from 0) - evidence(scipy from 0): local maxima may differ",
+             "value": ev_ours - ev_ref0},
             {"case": "psi* at optimum: rel. error of partial dL_S/dphi vs FD of max_psi L_S (envelope, DKT limit)",
              "value": diff_b}]
-    crit = [Criterion("phi empty: |evidence(ours) - evidence(scipy)| / max(|evidence|, 1)", diff_a_rel, 1e-4, "<="),
+    crit = [Criterion("phi empty: |evidence(ours) - evidence(scipy)| / max(|evidence|, 1) at a common maximum",
+                      diff_a_rel, 1e-4, "<="),
             Criterion("envelope: rel. error of dL_S/dphi vs FD", diff_b, 1e-4, "<=")]
     return CheckResult(criteria=crit, table=rows,
-                       details="Case 1: the batched Newton inner solver equals scipy's L-BFGS-B maximum of the exact "
-                               "evidence. Case 2: at the inner optimum the total derivative of the maximised evidence "
+                       details="Case 1: the batched Newton inner solver and scipy's L-BFGS-B agree on the maxima of the "
+                               "exact evidence: each, warm-started at the other's optimum, does not improve it (the "
+                               "type-II likelihood is multimodal: from psi = 0 they can reach different local maxima, "
+                               "shown in the table). Case 2: at the inner optimum the total derivative of the maximised evidence "
                                "is its partial derivative (implicit term vanishes), checked against central finite "
                                "differences with the inner problem re-solved (FD error bounds the threshold, 1e-4). Broken "
                                "variant that fails: an inner solver stopped after one Newton step.")
