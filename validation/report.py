@@ -109,7 +109,8 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
 
     Flags, per axes with data: a missing x or y label (a label on an axes it shares that axis
     with counts); an image (AxesImage, QuadMesh or other scalar-mapped collection) without a
-    colour bar; more than ``MAX_LINES_WITHOUT_LEGEND`` lines without a legend; and, when the figure
+    colour bar (one colour bar serves every image drawn with the same colour map and limits); more
+    than ``MAX_LINES_WITHOUT_LEGEND`` lines without a legend; and, when the figure
     has been drawn (``drawn=True``), tick labels that overlap; two lines drawn on top of each
     other. Colour-bar axes and RGB images are exempt; axes turned off need no labels, but a
     scalar image in them still needs a colour bar.
@@ -131,11 +132,13 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
     issues: list[str] = []
     axes = list(fig.axes)
     cbar_axes = {id(ax) for ax in axes if getattr(ax, "_colorbar", None) is not None}
+    scales = set()   # (colormap, limits) shown by some colour bar: images drawn on that scale share it
     for ax in axes:
         for mappable in list(ax.images) + list(ax.collections):
             cb = getattr(mappable, "colorbar", None)
             if cb is not None:
                 cbar_axes.add(id(cb.ax))
+                scales.add(_scale(mappable))
     renderer = None
     if drawn:
         try:
@@ -164,11 +167,11 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
                 arr = mappable.get_array()
                 if arr is not None and getattr(arr, "ndim", 2) == 3:
                     continue
-                if mappable.colorbar is None:
+                if mappable.colorbar is None and _scale(mappable) not in scales:
                     issues.append(f"{name}: image without a colour bar")
                     break
         for coll in ax.collections:
-            if isinstance(coll, QuadMesh) and coll.colorbar is None:
+            if isinstance(coll, QuadMesh) and coll.colorbar is None and _scale(coll) not in scales:
                 issues.append(f"{name}: pcolormesh without a colour bar")
                 break
         # many lines without a legend: errorbar caps are not data lines
@@ -199,6 +202,14 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
                 if overlap:
                     issues.append(f"{name}: {overlap} overlapping {which} tick label pair(s)")
     return issues
+
+
+def _scale(mappable) -> tuple:
+    try:
+        lo, hi = mappable.get_clim()
+        return (getattr(mappable.get_cmap(), "name", ""), round(float(lo), 12), round(float(hi), 12))
+    except Exception:  # pragma: no cover - an odd artist
+        return (id(mappable),)
 
 
 def _coinciding_lines(ax, lines) -> str:

@@ -220,8 +220,8 @@ def test_a_failure_by_an_unreported_criterion_is_flagged():
 
 def test_an_image_in_axes_turned_off_still_needs_a_colour_bar():
     fig, axes = plt.subplots(1, 2)
-    for ax in axes:
-        ax.imshow(np.eye(3))
+    for k, ax in enumerate(axes):
+        ax.imshow(np.eye(3) * (k + 2))                                # different limits: separate scales
         ax.axis("off")
     fig.colorbar(axes[1].images[0], ax=axes[1])
     _, issues = render_figure(fig)
@@ -252,3 +252,14 @@ def test_readme_summary_refuses_a_partial_run(tmp_path, capsys):
     assert mod.main(["--results", str(results), "--readme", str(readme)]) == 2
     assert "partial run" in capsys.readouterr().err
     assert mod.main(["--results", str(results), "--readme", str(readme), "--allow-partial"]) == 0
+
+
+def test_one_colour_bar_serves_images_on_the_same_scale():
+    fig, axes = plt.subplots(1, 3)
+    ims = [ax.imshow(np.eye(3) * k, vmin=0, vmax=2) for k, ax in enumerate(axes[:2])]
+    axes[2].imshow(np.eye(3), vmin=0, vmax=5)                          # another scale: needs its own
+    fig.colorbar(ims[1], ax=list(axes[:2]))
+    for ax in axes:
+        ax.axis("off")
+    _, issues = render_figure(fig)
+    assert issues == ["axes 3: image without a colour bar"]
