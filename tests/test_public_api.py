@@ -14,7 +14,7 @@ import pathlib
 import pytest
 
 TESTS = pathlib.Path(__file__).parent
-SUBPACKAGES = ["core", "prob", "optim", "causal", "games", "kernels", "embeddings", "imitation"]
+SUBPACKAGES = ["core", "prob", "optim", "causal", "games", "kernels", "embeddings", "imitation", "geom"]
 
 
 def _declared():

@@ -313,7 +313,8 @@ def composite_weights(alpha):
 
 
 def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, background=None, *, eps2d=0.3,
-                        antialiased=False, near=0.01, far=1e10, tile_size=16, chunk_elements=2 ** 22) -> RasterResult:
+                        antialiased=False, near=0.01, far=1e10, tile_size=16, chunk_elements=2 ** 22,
+                        _tile_pad=0.5) -> RasterResult:
     r"""Render 3-D Gaussians with a camera: differentiable, tiled, pure torch (3DGS / gsplat conventions).
 
     For every pixel centre :math:`p` (integer + 0.5) and depth-sorted Gaussians :math:`k`,
@@ -399,14 +400,15 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
                     float(far))
     if proj.means2d_all.requires_grad:
         proj.means2d_all.retain_grad()
-    img, alpha, depth, n_isect = _render_tiled(proj, colors, cam.width, cam.height, tile_size, chunk_elements)
+    img, alpha, depth, n_isect = _render_tiled(proj, colors, cam.width, cam.height, tile_size, chunk_elements,
+                                               pad=_tile_pad)
     image = img + (1.0 - alpha)[..., None] * background
     ed = torch.where(alpha > 0, depth / torch.where(alpha > 0, alpha, torch.ones_like(alpha)), torch.zeros_like(depth))
     return RasterResult(image=image, alpha=alpha, depth=depth, expected_depth=ed, radii=proj.radii_all,
                         means2d=proj.means2d_all, n_visible=int(proj.ids.numel()), n_intersections=n_isect)
 
 
-def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None):
+def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None, pad=0.5):
     """Tiles x pixels x Gaussians in bounded chunks, front to back in depth blocks of ``block``.
 
     A tile is retired once every pixel's transmittance is below 1e-4 (its later Gaussians would all be
@@ -426,10 +428,10 @@ def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None):
     with torch.no_grad():
         u, v = proj.means2d[:, 0].detach(), proj.means2d[:, 1].detach()
         r = proj.radii.to(dt)
-        x0 = torch.clamp(torch.floor((u - r - 0.5) / ts), 0, TX - 1).long()
-        x1 = torch.clamp(torch.floor((u + r - 0.5) / ts), 0, TX - 1).long()
-        y0 = torch.clamp(torch.floor((v - r - 0.5) / ts), 0, TY - 1).long()
-        y1 = torch.clamp(torch.floor((v + r - 0.5) / ts), 0, TY - 1).long()
+        x0 = torch.clamp(torch.floor((u - r - pad) / ts), 0, TX - 1).long()
+        x1 = torch.clamp(torch.floor((u + r - pad) / ts), 0, TX - 1).long()
+        y0 = torch.clamp(torch.floor((v - r - pad) / ts), 0, TY - 1).long()
+        y1 = torch.clamp(torch.floor((v + r - pad) / ts), 0, TY - 1).long()
         nx, ny = x1 - x0 + 1, y1 - y0 + 1
         cnt = nx * ny
         g = torch.repeat_interleave(torch.arange(M, device=dev), cnt)       # depth rank of each pair
