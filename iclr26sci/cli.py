@@ -147,7 +147,7 @@ def _validate(args) -> int:
     env["wall_seconds"] = round(time.perf_counter() - t0, 2)
     summary = write_report(records, args.out, env)
     if records:
-        print(slowest_text(records))
+        print(slowest_text(records, env=env))
     if len(seeds) > 1:
         print(seed_table_text(records))
     for r in records:

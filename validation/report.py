@@ -89,6 +89,8 @@ def environment(master_seed: int, profile: str, executor: str, *, seeds: list[in
         "profile": profile,
         "executor": executor,
         "threads": threads_info(threads),
+        # 1-, 5- and 15-minute load averages when the report is written: above "cpus", timings are inflated
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "versions": versions,
     }
@@ -555,8 +557,8 @@ def slowest(records: list[dict], n: int = 10) -> list[dict]:
     return sorted(best.values(), key=lambda x: -x["seconds"])[:n]
 
 
-def slowest_text(records: list[dict], n: int = 10) -> str:
-    """The slowest checks as console text (with the over-budget warning)."""
+def slowest_text(records: list[dict], n: int = 10, env: dict | None = None) -> str:
+    """The slowest checks as console text (with the over-budget warning and, given ``env``, the load)."""
     rows = slowest(records, n)
     lines = [f"slowest {len(rows)} checks (seconds / budget):"]
     for r in rows:
@@ -566,6 +568,9 @@ def slowest_text(records: list[dict], n: int = 10) -> str:
     if over:
         lines.append(f"warning: {len(over)} check(s) over their time budget (a warning, not a failure): "
                      + ", ".join(over))
+    note = _load_note(env or {})
+    if note:
+        lines.append("note:" + note)
     return "\n".join(lines)
 
 
@@ -714,6 +719,14 @@ def _seeds_note(r: dict, seeds: list) -> str:
         f" (at seed{'s' if len(fs) > 1 else ''} {', '.join(map(str, fs))} of {', '.join(map(str, seeds))})"
 
 
+def _load_note(env: dict) -> str:
+    load, cpus = env.get("load_average"), env.get("cpus")
+    if not load or not cpus or max(load[1], load[2]) <= cpus:
+        return ""
+    return (f" The machine was loaded (load average {load[1]:.1f} over 5 minutes on {cpus} CPUs), so these times "
+            "are inflated.")
+
+
 def _headline(summary: dict, env: dict) -> str:
     s = summary
     parts = [f"{s['passed']} of {s['checks']} checks passed"]
@@ -801,7 +814,8 @@ def _report_md(records, main, by_method, bad, known, summary, env, multi) -> lis
         for r in known:
             md.append(f"- {_anchor(r)}: {_reason(r)} (declared {r['known_failure']['date']})")
     md += ["", "## Slowest checks", "",
-           "Budget: the check's quick-profile wall-clock budget on 2 cores. Going over it is a warning, not a failure.",
+           "Budget: the check's quick-profile wall-clock budget on 2 cores. Going over it is a warning, not a failure."
+           + _load_note(env),
            "", "| check | seconds | budget | |", "|---|---|---|---|"]
     for s in slowest(records):
         md.append(f"| {s['check']} | {s['seconds']:.1f} | {_num(s['budget'])} | {'**over budget**' if s['over_budget'] else ''} |")
@@ -877,7 +891,7 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
     sl = slowest(records)
     parts.append("<h2 id='slowest'>Slowest checks</h2><p class='note'>Budget: the check's quick-profile wall-clock "
                  "budget on 2 cores. Going over it is a warning, not a failure."
-                 + (" Seconds: the largest over the seeds." if multi else "") + "</p>"
+                 + (" Seconds: the largest over the seeds." if multi else "") + e(_load_note(env)) + "</p>"
                  "<table><tr><th>check</th><th>seconds</th><th>budget</th><th></th></tr>")
     for s in sl:
         parts.append(f"<tr><td><a href='#{e(s['check'])}'>{e(s['check'])}</a></td><td class='num'>{s['seconds']:.1f}</td>"
