@@ -113,8 +113,8 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
     with counts); an image (AxesImage, QuadMesh or other scalar-mapped collection) without a
     colour bar (one colour bar serves every image drawn with the same colour map and limits); more
     than ``MAX_LINES_WITHOUT_LEGEND`` lines without a legend; and, when the figure
-    has been drawn (``drawn=True``), tick labels that overlap; two lines drawn on top of each
-    other. Colour-bar axes and RGB images are exempt; axes turned off need no labels, but a
+    has been drawn (``drawn=True``), tick labels that overlap and a legend drawn over data points;
+    two lines drawn on top of each other. Colour-bar axes and RGB images are exempt; axes turned off need no labels, but a
     scalar image in them still needs a colour bar.
 
     Examples
@@ -191,6 +191,11 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
         if coinciding:
             issues.append(f"{name}: lines {coinciding} lie on top of each other (give them distinct markers, "
                           "line styles or an offset, or say so in the legend)")
+        if renderer is not None and ax.get_legend() is not None:
+            hidden = _covered_by_legend(ax, lines, renderer)
+            if hidden:
+                issues.append(f"{name}: the legend covers data points of {hidden} (move it: loc=..., or outside "
+                              "the axes)")
         if renderer is not None and ax.axison:
             for which in ("x", "y"):
                 get = getattr(ax, f"get_{which}ticklabels")
@@ -204,6 +209,31 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
                 if overlap:
                     issues.append(f"{name}: {overlap} overlapping {which} tick label pair(s)")
     return issues
+
+
+def _covered_by_legend(ax, lines, renderer) -> str:
+    """Labels of the data lines (more than 2 points) with a data point under the legend, or ''."""
+    import numpy as np
+
+    try:
+        box = ax.get_legend().get_window_extent(renderer).padded(-2)
+    except Exception:  # pragma: no cover
+        return ""
+    hit = []
+    for k, ln in enumerate(lines):
+        if len(ln.get_xdata()) <= 2 or not ln.get_visible():
+            continue
+        try:
+            xy = ln.get_transform().transform(np.column_stack([np.asarray(ln.get_xdata(), float),
+                                                               np.asarray(ln.get_ydata(), float)]))
+        except (TypeError, ValueError):
+            continue
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        inside = (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
+        if inside.any():
+            lab = ln.get_label()
+            hit.append(repr(lab) if not str(lab).startswith("_") else f"line #{k + 1}")
+    return ", ".join(hit)
 
 
 def _scale(mappable) -> tuple:

@@ -263,3 +263,15 @@ def test_one_colour_bar_serves_images_on_the_same_scale():
         ax.axis("off")
     _, issues = render_figure(fig)
     assert issues == ["axes 3: image without a colour bar"]
+
+
+def test_a_legend_over_data_points_is_flagged():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.arange(10.0)
+    ax.plot(x, np.full(10, 1.0), "o-", label="high")                  # runs along the top
+    ax.plot(x, np.linspace(0, 0.5, 10), "s-", label="low")
+    ax.legend(loc="upper center")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    _, issues = render_figure(fig)
+    assert issues == ["axes 1: the legend covers data points of 'high' (move it: loc=..., or outside the axes)"]
