@@ -13,6 +13,7 @@ import io
 import json
 import os
 import platform
+import re
 import sys
 from datetime import datetime, timezone
 from functools import partial
@@ -109,8 +110,9 @@ def _axes_has_content(ax) -> bool:
 def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
     """Hygiene issues of a matplotlib figure, as short sentences a method engineer can act on.
 
-    Flags, per axes with data: a missing x or y label (a label on an axes it shares that axis
-    with counts); an image (AxesImage, QuadMesh or other scalar-mapped collection) without a
+    Flags, per axes with data: a missing x or y label on an axis that shows numbers (a label on
+    an axes it shares that axis with counts; once drawn, an axis with no tick labels or only
+    named categories needs none); an image (AxesImage, QuadMesh or other scalar-mapped collection) without a
     colour bar (one colour bar serves every image drawn with the same colour map and limits); more
     than ``MAX_LINES_WITHOUT_LEGEND`` lines without a legend; and, when the figure
     has been drawn (``drawn=True``), tick labels that overlap and a legend drawn over data points;
@@ -158,6 +160,8 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
         name = f"axes {n}" + (f" ({title[:40]!r})" if title else "")
         for which in ("x", "y") if ax.axison else ():   # an axes turned off (a picture) needs no labels
             if getattr(ax, f"get_{which}label")():
+                continue
+            if drawn and not _numeric_ticks(ax, which):  # no numbers on this axis (a picture, named categories)
                 continue
             shared = getattr(ax, f"get_shared_{which}_axes")().get_siblings(ax)
             if any(getattr(o, f"get_{which}label")() for o in shared if o is not ax):
@@ -209,6 +213,21 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
                 if overlap:
                     issues.append(f"{name}: {overlap} overlapping {which} tick label pair(s)")
     return issues
+
+
+_NUMERIC_TICK = re.compile(r"[\d.,eE+\-\u2212%\s]*")
+
+
+def _numeric_ticks(ax, which: str) -> bool:
+    """True when the (drawn) axis shows at least one numeric tick label."""
+    for t in getattr(ax, f"get_{which}ticklabels")():
+        text = t.get_text()
+        if not t.get_visible() or not text:
+            continue
+        text = re.sub(r"\\mathdefault|\\times|[${}^]", "", text)
+        if _NUMERIC_TICK.fullmatch(text) and any(ch.isdigit() for ch in text):
+            return True
+    return False
 
 
 def _covered_by_legend(ax, lines, renderer) -> str:

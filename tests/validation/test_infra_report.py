@@ -275,3 +275,14 @@ def test_a_legend_over_data_points_is_flagged():
     ax.set_ylabel("y")
     _, issues = render_figure(fig)
     assert issues == ["axes 1: the legend covers data points of 'high' (move it: loc=..., or outside the axes)"]
+
+
+def test_axes_without_numbers_need_no_label():
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 3))
+    a1.imshow(np.zeros((3, 9)), cmap="gray", vmin=0, vmax=1)
+    a1.set_xticks([1, 4, 7], ["theory RF", "kernel 1", "kernel 2"])  # named panels, no numbers
+    a1.set_yticks([])
+    fig.colorbar(a1.images[0], ax=a1)
+    a2.bar(["BC", "RS-BC"], [0.1, 0.2])                               # categories on x, numbers on y
+    _, issues = render_figure(fig)
+    assert issues == ["axes 2: no y label"]
