@@ -20,3 +20,10 @@ try:  # the kernels method ships the user-recording adapter
 except ModuleNotFoundError as _exc:  # pragma: no cover - only before that module exists
     if _exc.name != f"{__name__}.recordings":
         raise
+
+# 3-D data (geom): ViSP multi-view/sequences, CGAL meshes/point clouds, Middlebury stereo, pyvista, DeepMimic
+from ._geom3d import (cgal_names, load_castle_simu, load_cgal_mesh, load_cgal_point_cloud, load_deepmimic_clip,
+                      load_pyvista_mesh, load_stereo_motorcycle, load_visp_sequence)
+
+__all__ += ["load_castle_simu", "load_visp_sequence", "load_cgal_mesh", "load_cgal_point_cloud", "cgal_names",
+            "load_stereo_motorcycle", "load_pyvista_mesh", "load_deepmimic_clip"]

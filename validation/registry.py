@@ -30,6 +30,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "kernels": ("validation.kernels", "Theory-informed deep kernel GPs (arXiv:2509.24919)"),
     "embeddings": ("validation.embeddings", "Uncertainty-driven Embedding Convolution (arXiv:2507.20718)"),
     "imitation": ("validation.imitation", "Imitation learning as return distribution matching (arXiv:2509.12026)"),
+    "geom_world": ("validation.geom_world", "Shared 3-D layer: ray casting, body model, multi-view fitting on real data"),
     "geom": ("validation.geom", "Shared 3-D layer: transforms, cameras, pure-torch Gaussian rasterizer"),
 }
 
