@@ -107,7 +107,7 @@ def _axes_has_content(ax) -> bool:
     return bool(ax.lines or ax.collections or ax.patches or ax.images)
 
 
-def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
+def inspect_figure(fig, *, drawn: bool = False, renderer=None) -> list[str]:
     """Hygiene issues of a matplotlib figure, as short sentences a method engineer can act on.
 
     Flags, per axes with data: a missing x or y label on an axis that shows numbers (a label on
@@ -143,8 +143,8 @@ def inspect_figure(fig, *, drawn: bool = False) -> list[str]:
             if cb is not None:
                 cbar_axes.add(id(cb.ax))
                 scales.add(_scale(mappable))
-    renderer = None
-    if drawn:
+    drawn = drawn or renderer is not None
+    if drawn and renderer is None:
         try:
             renderer = fig.canvas.get_renderer()
         except Exception:  # pragma: no cover - non-Agg canvas
@@ -308,12 +308,22 @@ def render_figure(fig) -> tuple[str | None, list[str]]:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        # inspect inside the PNG's own draw (its renderer, layout and legend placement; no extra draw)
+        found: list = []
+
+        def on_draw(event):
+            try:
+                found[:] = [inspect_figure(fig, renderer=event.renderer)]
+            except Exception as exc:  # the inspector must never cost a check its figure
+                found[:] = [[f"figure inspector failed: {type(exc).__name__}: {exc}"]]
+
+        cid = fig.canvas.mpl_connect("draw_event", on_draw)
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
         try:
-            issues = inspect_figure(fig, drawn=True)
-        except Exception as exc:  # the inspector must never cost a check its figure
-            issues = [f"figure inspector failed: {type(exc).__name__}: {exc}"]
+            fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+        finally:
+            fig.canvas.mpl_disconnect(cid)
+        issues = found[0] if found else inspect_figure(fig, drawn=True)
         plt.close(fig)
         return base64.b64encode(buf.getvalue()).decode("ascii"), issues
     except Exception as exc:  # a broken figure must not hide the check's numbers
