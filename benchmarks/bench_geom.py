@@ -73,8 +73,8 @@ def measure(fn, args, cam, backward, device):
         if device == "cuda":
             torch.cuda.synchronize()
 
-    for a in args:
-        a.grad = None
+    for t in args:
+        t.grad = None
     sync()
     t0 = time.perf_counter()
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -98,6 +98,10 @@ def main(argv=None):
     load = os.getloadavg()
     print(f"torch {torch.__version__}, {a.threads} threads, device {a.device}, load average {load[0]:.1f} "
           f"(1 min) / {load[1]:.1f} (5 min) on {os.cpu_count()} cores: timings are inflated by the load")
+    # load calibration: a 4M-element float32 multiply timed in this process (unloaded 2 cores: a few ms)
+    x, y = torch.rand(4 * 2 ** 20, device=a.device), torch.rand(4 * 2 ** 20, device=a.device)
+    tm = min(measure(lambda p, q, _c: p * q, [x, y], None, False, a.device)[0] for _ in range(5))
+    print(f"calibration: one 4M-element multiply takes {tm * 1e3:.1f} ms here")
     sizes = [128, 256]
     counts = [1000, 10000] if a.quick else [1000, 10000, 50000]
     rows = []
@@ -111,7 +115,8 @@ def main(argv=None):
                 tfb, mem = measure(rasterize_gaussians, args, cam, True, a.device)
                 best_f, best_fb = min(best_f, tf), min(best_fb, tfb)
             out = rasterize_gaussians(*args, cam)
-            row.update({"tiled fwd s": best_f, "tiled fwd+bwd s": best_fb, "saved MB": mem / 2 ** 20,
+            row.update({"tiled fwd s": best_f, "tiled fwd+bwd s": best_fb, "fwd+bwd / 4M-mul": best_fb / tm,
+                        "saved MB": mem / 2 ** 20,
                         "pairs/px": out.n_intersections * 256 / (size * size), "mean alpha": float(out.alpha.detach().mean())})
             dense_bytes = size * size * n * 4 * 12
             if dense_bytes <= a.dense_max_gb * 2 ** 30:
