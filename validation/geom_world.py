@@ -243,3 +243,92 @@ def body_kinematics_and_shape(profile, rng):
                                "order (child rotation applied to its own offset, or R_j R_p instead of R_p R_j) or a "
                                "shape parameter that rotates bones shows up; tolerance 1e-10 m (float64 rounding). The "
                                "last row guards against a girth parameter that does nothing.")
+
+
+def _castle_fit(rng, n_gauss, n_iter, downsample, train, test, lr_scale=1.0, fit=True):
+    """Fit Gaussians to Castle-simu training views with Adam; PSNR on castle pixels of held-out views."""
+    from data_adapters._geom3d import load_castle_simu
+    from iclr26sci.geom import init_log_scales, rasterize_gaussians
+
+    mv = load_castle_simu(views=list(train) + list(test), downsample=downsample)
+    cams = [mv.camera(i).to(dtype=torch.float32) for i in range(len(mv.views))]
+    gt = torch.as_tensor(mv.images, dtype=torch.float32)
+    mask = torch.as_tensor(mv.depths > 0)
+    ntr = len(train)
+    pts, cols = [], []
+    for i in range(ntr):                                    # back-project training depth: the initial cloud
+        v, u = np.nonzero(mv.depths[i] > 0)
+        uv = torch.as_tensor(np.stack([u + 0.5, v + 0.5], 1), dtype=torch.float32)
+        pts.append(cams[i].unproject(uv, torch.as_tensor(mv.depths[i][v, u], dtype=torch.float32)))
+        cols.append(gt[i][torch.as_tensor(v), torch.as_tensor(u)])
+    P, Cc = torch.cat(pts), torch.cat(cols)
+    sel = torch.as_tensor(rng.choice(len(P), min(n_gauss, len(P)), replace=False))
+    means = P[sel].clone().requires_grad_()
+    log_scales = init_log_scales(means.detach()).clone().requires_grad_()
+    quats = torch.zeros(len(sel), 4)
+    quats[:, 0] = 1.0
+    quats.requires_grad_()
+    opac = torch.full((len(sel),), 1.0, requires_grad=True)
+    # colours start at the back-projected pixel values (3DGS initialises from its SfM points' colours)
+    mean_train = float(gt[:ntr][mask[:ntr]].mean())
+    colors = torch.logit(Cc[sel].clamp(0.02, 0.98))[:, None].clone().requires_grad_()
+    opt = torch.optim.Adam([{"params": [colors], "lr": 0.1 * lr_scale}, {"params": [means], "lr": 1e-4 * lr_scale},
+                            {"params": [log_scales], "lr": 0.01 * lr_scale}, {"params": [quats], "lr": 0.01 * lr_scale},
+                            {"params": [opac], "lr": 0.05 * lr_scale}])
+
+    bg = torch.tensor([mean_train])   # uncovered pixels predict the constant baseline, not black
+
+    def render(i):
+        return rasterize_gaussians(means, quats, log_scales, opac, torch.sigmoid(colors), cams[i],
+                                   background=bg).image[..., 0]
+
+    losses = []
+    for it in range(n_iter if fit else 0):
+        i = int(rng.integers(ntr))
+        loss = ((render(i) - gt[i])[mask[i]] ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    rows, mse, mse0 = [], 0.0, 0.0
+    with torch.no_grad():
+        for k in range(ntr, len(mv.views)):
+            m = mask[k]
+            e = float(((render(k) - gt[k])[m] ** 2).mean())
+            e0 = float(((mean_train - gt[k])[m] ** 2).mean())
+            mse, mse0 = mse + e / len(test), mse0 + e0 / len(test)
+            rows.append({"held-out view": mv.views[k], "PSNR fit (dB)": 10 * np.log10(1 / e),
+                         "PSNR mean image (dB)": 10 * np.log10(1 / e0)})
+    return 10 * np.log10(1 / mse), 10 * np.log10(1 / mse0), rows, losses
+
+
+#: NOT registered as a check (yet): at the quick profile (40x30 views, 400 Gaussians, 40 Adam steps, 43-60 s on
+#: the loaded 2-core machine) the held-out gain was +5.1 dB at seed 0, short of the 6 dB stated below, and a larger
+#: fit does not fit the 40 s budget with the current tiled rasterizer. The threshold is kept, not lowered; register
+#: it (``@check(method="geom_world", ..., budget=40)``) once a fit of this size passes within budget.
+CASTLE_FIT_GUARANTEE = ("Gaussians initialised from the training views' depth and optimised by Adam through the pure-torch "
+                        "rasterizer on real Castle-simu views generalise to held-out views: their PSNR on the held-out "
+                        "castle pixels exceeds the PSNR of the constant training-mean image by at least 6 dB (the fit "
+                        "explains at least 3/4 of the held-out pixel variance)")
+
+
+def castle_multiview_gaussian_fit(profile, rng, n_iter=None):
+    """The multi-view fit experiment (see CASTLE_FIT_GUARANTEE); returns a CheckResult."""
+    off = int(rng.integers(0, 3))
+    test = [6 + off, 16 + off, 26 + off, 34 + off]
+    train = [i for i in range(0, 40, profile.pick(3, 1)) if i not in test]
+    psnr_fit, psnr_mean, rows, losses = _castle_fit(rng, profile.pick(400, 4000), n_iter or profile.pick(40, 600),
+                                                    profile.pick(16, 4), train, test)
+    margin = 6.0
+    crit = [Criterion("held-out PSNR - mean-image PSNR (dB)", psnr_fit - psnr_mean, margin, ">="),
+            Criterion("training loss, last 10 / first 10 iterations", np.mean(losses[-10:]) / np.mean(losses[:10]),
+                      1.0, "<")]
+    return CheckResult(criteria=crit, table=rows,
+                       details=f"{len(train)} training and {len(test)} held-out views (40x30 at the quick profile), "
+                               f"held-out PSNR {psnr_fit:.2f} dB vs {psnr_mean:.2f} dB for the constant training-mean "
+                               "image, on pixels with ground-truth depth (the modelled castle). 6 dB = a 4x lower MSE, "
+                               "i.e. R^2 >= 0.75 relative to the constant predictor. Colours start at the back-projected "
+                               "training pixels (as 3DGS starts from its SfM points' colours). Catches: gradients "
+                               "that do not reach the parameters (no learning), wrong camera conventions (the "
+                               "training views would not agree with each other and the held-out PSNR stays near the "
+                               "mean image's).")
