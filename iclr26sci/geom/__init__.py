@@ -10,13 +10,20 @@ Modules (each adds its names to ``__all__`` below):
 - ``_align``: Umeyama / Procrustes alignment; ``_chains``: MST kinematic chains;
 - ``_metrics``: SSIM, PSNR, robust losses, optical-flow EPE / F1-all, Chamfer distance.
 
-Ray casting (``_raycast``), body models (``_body``) and scene generators (``_scenes``) are added by
-later modules; each extends ``__all__`` the same way.
+- ``_raycast``: :class:`RaycastScene` (open3d ray casting with a numpy fallback);
+- ``_body``: :class:`BodyModel` (SMPL-topology stand-in, optional ``anny``);
+- ``_scenes``: synthetic meshes and scene generators (OLAT, driving with LiDAR, human video).
+
+A new module adds its import below and its names to ``__all__``.
 """
 from ._align import umeyama, SimilarityTransform
+from ._body import SMPL_JOINT_NAMES, SMPL_PARENTS, BodyModel, BodyOutput
 from ._camera import Camera
 from ._chains import kinematic_chain, compose_chain, KinematicChain
 from ._metrics import (charbonnier, chamfer_distance, epe, flow_f1_all, geman_mcclure, huber, psnr, ssim)
+from ._raycast import LidarSweep, RaycastRender, RaycastScene
+from ._scenes import (DrivingScene, HumanVideo, OLATScene, box_mesh, driving_scene, human_video, olat_scene,
+                      uv_sphere)
 from ._rasterize import (ProjectedGaussians, RasterResult, project_gaussians, rasterize_gaussians,
                          rasterize_gaussians_reference)
 from ._strategy import DefaultStrategy, init_log_scales
@@ -38,6 +45,9 @@ __all__ = [
     "KinematicChain",
     # losses and metrics
     "ssim", "psnr", "charbonnier", "geman_mcclure", "huber", "epe", "flow_f1_all", "chamfer_distance",
+    # ray casting, body model, scenes (geom-world)
+    "RaycastScene", "RaycastRender", "LidarSweep", "BodyModel", "BodyOutput", "SMPL_PARENTS", "SMPL_JOINT_NAMES",
+    "uv_sphere", "box_mesh", "olat_scene", "driving_scene", "human_video", "OLATScene", "DrivingScene", "HumanVideo",
 ]
 
 # ray casting, body models and synthetic scenes (open3d is imported lazily inside _raycast)

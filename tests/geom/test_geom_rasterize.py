@@ -148,3 +148,19 @@ def test_float32_close_to_float64_and_tile_size_invariance():
     a = rasterize_gaussians(*args64, cam())
     b = rasterize_gaussians(*args32, cam(dtype=torch.float32), tile_size=8)
     assert (a.image - b.image.double()).abs().max() < 1e-4
+
+
+def test_issue_user_code_runs():
+    from iclr26sci.geom import (BodyModel, Camera, RaycastScene, backward_warp, epe, forward_splat,  # noqa: F401
+                                quat_to_rotmat, rasterize_gaussians, so3_exp, ssim, umeyama)
+    eye, target = torch.tensor([0.0, -3.0, 0.5]), torch.zeros(3)
+    cam = Camera.look_at(eye, target, fx=30, fy=30, width=24, height=24)
+    g = torch.Generator().manual_seed(0)
+    means = (torch.randn(50, 3, generator=g) * 0.4).requires_grad_()
+    quats, log_scales = torch.randn(50, 4, generator=g), torch.full((50, 3), -2.5)
+    opacity_logits, colors, bg = torch.zeros(50), torch.rand(50, 3, generator=g), torch.ones(3)
+    out = rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, background=bg)
+    assert out.image.shape == (24, 24, 3) and out.alpha.shape == out.depth.shape == (24, 24)
+    (out.image.sum() + out.depth.sum()).backward()
+    assert torch.isfinite(means.grad).all() and out.means2d.grad is not None
+    assert "RasterResult" in repr(out) and "Gaussians visible" in out.summary()
