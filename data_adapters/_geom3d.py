@@ -180,7 +180,12 @@ def load_castle_simu(views=None, downsample=1) -> MultiViewSet:
 
 
 def visp_sequence_names() -> list[str]:
-    """Names of the ViSP image sequences installed (folders of ``image.NNNN.pgm`` frames)."""
+    """Names of the ViSP image sequences installed (folders of ``image.NNNN.pgm`` frames).
+
+    Examples
+    --------
+    >>> visp_sequence_names()                               # doctest: +SKIP
+    ['cube', 'ellipse-1', 'line', 'mire-2']"""
     _require(VISP_ROOT, "the ViSP image data", _VISP_INSTALL)
     return sorted(d for d in os.listdir(VISP_ROOT)
                   if glob.glob(os.path.join(VISP_ROOT, d, "image.[0-9][0-9][0-9][0-9].pgm")))
@@ -220,7 +225,12 @@ def _cgal_members():
 
 
 def cgal_names(kind="mesh") -> list[str]:
-    """File names in CGAL's demo data: ``kind="mesh"`` (``.off``) or ``"points"`` (``.xyz`` / ``.ply``)."""
+    """File names in CGAL's demo data: ``kind="mesh"`` (``.off``) or ``"points"`` (``.xyz`` / ``.ply``).
+
+    Examples
+    --------
+    >>> "elephant.off" in cgal_names("mesh")                # doctest: +SKIP
+    True"""
     if kind not in ("mesh", "points"):
         raise InputError("kind", f"got {kind!r}", "'mesh' or 'points'")
     ext = (".off",) if kind == "mesh" else (".xyz", ".ply")

@@ -129,6 +129,11 @@ class BodyOutput:
     joints : tensor (B, J, 3)
     transforms : tensor (B, J, 4, 4)
         World transforms :math:`G_j` of the joints (translation included).
+
+    Examples
+    --------
+    >>> BodyModel()()
+    BodyOutput(batch=1, vertices=2072, joints=24)
     """
 
     vertices: torch.Tensor

@@ -190,6 +190,15 @@ class RaycastRender:
     primitive_ids, geometry_ids : ndarray (H, W) int64
         Triangle index within its mesh and mesh index within the scene (-1 on a miss).
     hit : ndarray (H, W) bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.geom import Camera
+    >>> scene = RaycastScene.from_mesh((np.array([[-9.0, -9, 4], [9, -9, 4], [0, 9, 4]]), [[0, 1, 2]]), backend="numpy")
+    >>> cam = Camera.look_at([0.0, 0, 0], [0.0, 0, 1], up=[0.0, -1, 0], fx=8, fy=8, width=2, height=2)
+    >>> scene.render(cam)
+    RaycastRender(2x2, hit fraction 1.000)
     """
 
     depth: np.ndarray
@@ -221,6 +230,13 @@ class LidarSweep:
     hit : ndarray (B, A) bool
     elevation_deg, azimuth_deg : ndarray
         The beam elevations (top to bottom) and azimuths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> V = np.array([[-50.0, -50, 0], [50, -50, 0], [50, 50, 0], [-50, 50, 0]])
+    >>> RaycastScene.from_mesh((V, [[0, 1, 2], [0, 2, 3]]), backend="numpy").lidar([0.0, 0, 1], 2, 8, -10, -20)
+    LidarSweep(2 beams x 8 azimuths, 16 returns)
     """
 
     ranges: np.ndarray

@@ -132,6 +132,11 @@ class OLATScene:
         Per-pixel ground truth from the camera.
     camera : Camera
     scene : RaycastScene
+
+    Examples
+    --------
+    >>> olat_scene(0, n_lights=1, width=8, height=8, backend="numpy")
+    OLATScene(1 lights, 8x8)
     """
 
     images: np.ndarray
@@ -221,6 +226,11 @@ class DrivingScene:
         Car boxes (lo, hi corners).
     camera : Camera
     scene : RaycastScene
+
+    Examples
+    --------
+    >>> driving_scene(0, n_cars=1, width=8, height=4, n_beams=2, n_azimuth=8, voxel=8.0, backend="numpy")
+    DrivingScene(1 cars, 8 LiDAR returns)
     """
 
     image: np.ndarray
@@ -326,6 +336,11 @@ class HumanVideo:
         Any left / right sole vertex in contact.
     cameras : list of Camera
     faces : ndarray (F, 3)
+
+    Examples
+    --------
+    >>> human_video(0, n_frames=1, width=4, height=4, backend="numpy")
+    HumanVideo(1 frames, 4x4)
     """
 
     vertices: np.ndarray
