@@ -664,7 +664,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
  vertical-align:top;text-align:left}th{background:#f3f3f3}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .pass{color:#176b24;font-weight:bold}.fail,.known,.xpass{color:#b3141b;font-weight:bold}
-.xpass{background:#fff0c2}.warn{color:#8a5300}
+.xpass{background:#fff0c2}.warn{color:#8a5300}p.warn{font-size:13px}
 tr.sub td{background:#fafafa;font-size:12px;color:#444}tr.sub td.crit{padding-left:1.6em}
 tr.sub td.pass,table td.pass{color:#176b24}tr.sub td.fail,table td.fail{color:#b3141b}
 p.kfbox{color:#b3141b;font-weight:normal;background:#fdf0f0;border-left:3px solid #b3141b;padding:.3em .7em}
