@@ -302,22 +302,19 @@ def _castle_fit(rng, n_gauss, n_iter, downsample, train, test, lr_scale=1.0, fit
     return 10 * np.log10(1 / mse), 10 * np.log10(1 / mse0), rows, losses
 
 
-#: NOT registered as a check (yet): at the quick profile (40x30 views, 400 Gaussians, 40 Adam steps, 43-60 s on
-#: the loaded 2-core machine) the held-out gain was +5.1 dB at seed 0, short of the 6 dB stated below, and a larger
-#: fit does not fit the 40 s budget with the current tiled rasterizer. The threshold is kept, not lowered; register
-#: it (``@check(method="geom_world", ..., budget=40)``) once a fit of this size passes within budget.
 CASTLE_FIT_GUARANTEE = ("Gaussians initialised from the training views' depth and optimised by Adam through the pure-torch "
                         "rasterizer on real Castle-simu views generalise to held-out views: their PSNR on the held-out "
                         "castle pixels exceeds the PSNR of the constant training-mean image by at least 6 dB (the fit "
                         "explains at least 3/4 of the held-out pixel variance)")
 
 
+@check(method="geom_world", paper="Kerbl et al., 3D Gaussian Splatting, SIGGRAPH 2023 (Adam fit of Gaussians to posed "
+                                 "views); ViSP Castle-simu (visp-images-data)", budget=40, guarantee=CASTLE_FIT_GUARANTEE)
 def castle_multiview_gaussian_fit(profile, rng, n_iter=None):
-    """The multi-view fit experiment (see CASTLE_FIT_GUARANTEE); returns a CheckResult."""
     off = int(rng.integers(0, 3))
     test = [6 + off, 16 + off, 26 + off, 34 + off]
     train = [i for i in range(0, 40, profile.pick(3, 1)) if i not in test]
-    psnr_fit, psnr_mean, rows, losses = _castle_fit(rng, profile.pick(400, 4000), n_iter or profile.pick(40, 600),
+    psnr_fit, psnr_mean, rows, losses = _castle_fit(rng, profile.pick(400, 4000), n_iter or profile.pick(150, 600),
                                                     profile.pick(16, 4), train, test)
     margin = 6.0
     crit = [Criterion("held-out PSNR - mean-image PSNR (dB)", psnr_fit - psnr_mean, margin, ">="),

@@ -7,6 +7,7 @@ seeds 0-4 at 1 and 2 threads).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 import validation.geom_world as VG
@@ -107,3 +108,36 @@ def test_body_check_fails_when_shape_rotates_bones(monkeypatch):
     monkeypatch.setattr(_body.BodyModel, "bone_offsets", broken)
     res = VG.body_kinematics_and_shape(QUICK, _rng())
     assert _failed(res) and res.criteria[4].statistic > 1e-3
+
+
+@pytest.mark.slow
+def test_castle_fit_fails_with_transposed_camera_rotations(monkeypatch):
+    from data_adapters import _geom3d
+
+    orig = _geom3d.MultiViewSet.camera
+
+    def broken(self, i):
+        cam = orig(self, i)
+        return type(cam)(R=cam.R.T.contiguous(), t=cam.t, fx=cam.fx, fy=cam.fy, cx=cam.cx, cy=cam.cy,
+                         width=cam.width, height=cam.height)      # camera-to-world rotation used as world-to-camera
+
+    monkeypatch.setattr(_geom3d.MultiViewSet, "camera", broken)
+    res = VG.castle_multiview_gaussian_fit(QUICK, _rng())
+    assert _failed(res) and not res.criteria[0].passed
+
+
+@pytest.mark.slow
+def test_castle_fit_fails_when_intrinsics_are_not_downsampled(monkeypatch):
+    from data_adapters import _geom3d
+
+    orig = _geom3d.load_castle_simu
+
+    def broken(views=None, downsample=1):
+        mv = orig(views, downsample)
+        mv.K = mv.K.copy()
+        mv.K[:2] *= downsample                                     # full-resolution K on downsampled images
+        return mv
+
+    monkeypatch.setattr(_geom3d, "load_castle_simu", broken)
+    res = VG.castle_multiview_gaussian_fit(QUICK, _rng())
+    assert _failed(res) and not res.criteria[0].passed
