@@ -546,7 +546,7 @@ def _gap_panel(ax, rows, title):
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("number of players N (log scale)")
     ax.set_ylabel("Nash gap (utility; payoffs in [0, 1])")
-    ax.legend(fontsize=6)
+    ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     ax.set_title(title, fontsize=8)
 
 
