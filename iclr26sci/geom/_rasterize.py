@@ -112,7 +112,7 @@ class RasterResult:
     def summary(self) -> str:
         H, W, C = self.image.shape
         return (f"{H}x{W} image with {C} channels; {self.n_visible} of {self.radii.shape[0]} Gaussians visible; "
-                f"mean alpha {float(self.alpha.mean()):.4f}; {self.n_intersections} Gaussian-tile pairs")
+                f"mean alpha {float(self.alpha.detach().mean()):.4f}; {self.n_intersections} Gaussian-tile pairs")
 
 
 # --------------------------------------------------------------------------------------------------
