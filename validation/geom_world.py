@@ -325,7 +325,7 @@ def castle_multiview_gaussian_fit(profile, rng, n_iter=None):
                                f"held-out PSNR {psnr_fit:.2f} dB vs {psnr_mean:.2f} dB for the constant training-mean "
                                "image, on pixels with ground-truth depth (the modelled castle). 6 dB = a 4x lower MSE, "
                                "i.e. R^2 >= 0.75 relative to the constant predictor. Colours start at the back-projected "
-                               "training pixels (as 3DGS starts from its SfM points' colours). Catches: gradients "
-                               "that do not reach the parameters (no learning), wrong camera conventions (the "
-                               "training views would not agree with each other and the held-out PSNR stays near the "
-                               "mean image's).")
+                               "training pixels (as 3DGS starts from its SfM points' colours). Catches: camera-to-world "
+                               "poses used as world-to-camera (+0.94 dB), intrinsics not scaled with the downsampling "
+                               "(-0.06 dB). Does not catch a rotation-only transpose (+6.25 dB: the 40 views are a "
+                               "smooth tracking sequence with small relative rotations).")
