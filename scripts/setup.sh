@@ -10,17 +10,19 @@ TORCH_VERSION=2.13.0
 
 # 1. System libraries that `import open3d` needs on a headless machine.
 need=()
-for pkg in libusb-1.0-0 libgl1 libgomp1; do
+# visp-images-data (the Castle-simu multi-view set) and libcgal-demo (CGAL meshes) are the real 3-D data
+# that the geom adapters and the geom_world validation read; installed without recommends (no Qt).
+for pkg in libusb-1.0-0 libgl1 libgomp1 visp-images-data libcgal-demo; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
-        echo "setup: installing Debian packages for open3d: ${need[*]}"
+        echo "setup: installing Debian packages (open3d libraries, 3-D data): ${need[*]}"
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
     else
-        echo "setup: open3d needs the Debian packages ${need[*]}; run as root:" >&2
-        echo "    sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
+        echo "setup: the Debian packages ${need[*]} are missing; run as root:" >&2
+        echo "    sudo apt-get update && sudo apt-get install -y --no-install-recommends ${need[*]}" >&2
         exit 1
     fi
 fi
