@@ -509,10 +509,12 @@ def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None, pad=0.5):
             alpha = torch.clamp(torch.exp(loga), max=ALPHA_MAX)
             alpha = alpha * (inside & (alpha >= ALPHA_MIN)).to(dt)
             T0 = Trun[live]
-            # cumprod(1 - alpha) as exp(cumsum(log1p(-alpha))): same values (alpha <= 0.99), cheaper backward
-            T_incl = T0[..., None] * torch.exp(torch.cumsum(torch.log1p(-alpha), dim=-1))
-            T_excl = torch.cat([T0[..., None], T_incl[..., :-1]], -1)
+            # exclusive cumprod of (1 - alpha) as exp(cumsum(l) - l), l = log1p(-alpha) (alpha <= 0.99): same
+            # values, and a cheaper backward than cumprod + shift (no slice/cat copies)
+            lg = torch.log1p(-alpha)
+            T_excl = T0[..., None] * torch.exp(torch.cumsum(lg, dim=-1) - lg)
             with torch.no_grad():
+                T_incl = T_excl * (1.0 - alpha)
                 al = alive[live]
                 keep = (T_incl >= T_MIN) & al[..., None]
                 alive[live] = al & (T_incl[..., -1] >= T_MIN)
