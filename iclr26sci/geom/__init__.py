@@ -14,49 +14,45 @@ Modules (each adds its names to ``__all__`` below):
 - ``_body``: :class:`BodyModel` (SMPL-topology stand-in, optional ``anny``);
 - ``_scenes``: synthetic meshes and scene generators (OLAT, driving with LiDAR, human video).
 
-A new module adds its import below and its names to ``__all__``.
+A new module adds its names to ``_WHERE`` below. Names load on first access (PEP 562), so
+``import iclr26sci.geom`` does not import torch.
 """
-from ._align import umeyama, SimilarityTransform
-from ._body import SMPL_JOINT_NAMES, SMPL_PARENTS, BodyModel, BodyOutput
-from ._camera import Camera
-from ._chains import kinematic_chain, compose_chain, KinematicChain
-from ._metrics import (charbonnier, chamfer_distance, epe, flow_f1_all, geman_mcclure, huber, psnr, ssim)
-from ._raycast import LidarSweep, RaycastRender, RaycastScene
-from ._scenes import (DrivingScene, HumanVideo, OLATScene, box_mesh, driving_scene, human_video, olat_scene,
-                      uv_sphere)
-from ._rasterize import (ProjectedGaussians, RasterResult, project_gaussians, rasterize_gaussians,
-                         rasterize_gaussians_reference)
-from ._strategy import DefaultStrategy, init_log_scales
-from ._transforms import (hat, quat_multiply, quat_normalize, quat_to_rotmat, rot6d_to_rotmat, rotmat_to_quat,
-                          rotmat_to_rot6d, se3_exp, se3_log, so3_exp, so3_log)
-from ._warp import backward_warp, forward_splat
+from __future__ import annotations
 
-__all__ = [
-    # transforms
-    "quat_normalize", "quat_to_rotmat", "rotmat_to_quat", "quat_multiply", "rot6d_to_rotmat", "rotmat_to_rot6d",
-    "so3_exp", "so3_log", "se3_exp", "se3_log", "hat",
-    # cameras
-    "Camera",
-    # Gaussian rasterizer
-    "rasterize_gaussians", "rasterize_gaussians_reference", "project_gaussians", "RasterResult",
-    "ProjectedGaussians", "init_log_scales", "DefaultStrategy",
-    # warps, alignment, chains
-    "backward_warp", "forward_splat", "umeyama", "SimilarityTransform", "kinematic_chain", "compose_chain",
-    "KinematicChain",
-    # losses and metrics
-    "ssim", "psnr", "charbonnier", "geman_mcclure", "huber", "epe", "flow_f1_all", "chamfer_distance",
-    # ray casting, body model, scenes (geom-world)
-    "RaycastScene", "RaycastRender", "LidarSweep", "BodyModel", "BodyOutput", "SMPL_PARENTS", "SMPL_JOINT_NAMES",
-    "uv_sphere", "box_mesh", "olat_scene", "driving_scene", "human_video", "OLATScene", "DrivingScene", "HumanVideo",
-]
+import importlib
 
-# ray casting, body models and synthetic scenes (open3d is imported lazily inside _raycast)
-from ._raycast import LidarSweep, RaycastRender, RaycastScene
-from ._body import SMPL_JOINT_NAMES, SMPL_PARENTS, BodyModel, BodyOutput
-from ._scenes import (DrivingScene, HumanVideo, OLATScene, box_mesh, driving_scene, human_video, olat_scene,
-                      uv_sphere)
+#: public name -> the private module that defines it
+_WHERE = {
+    "quat_normalize": "_transforms", "quat_to_rotmat": "_transforms", "rotmat_to_quat": "_transforms",
+    "quat_multiply": "_transforms", "rot6d_to_rotmat": "_transforms", "rotmat_to_rot6d": "_transforms",
+    "so3_exp": "_transforms", "so3_log": "_transforms", "se3_exp": "_transforms", "se3_log": "_transforms",
+    "hat": "_transforms",
+    "Camera": "_camera",
+    "rasterize_gaussians": "_rasterize", "rasterize_gaussians_reference": "_rasterize",
+    "project_gaussians": "_rasterize", "RasterResult": "_rasterize", "ProjectedGaussians": "_rasterize",
+    "init_log_scales": "_strategy", "DefaultStrategy": "_strategy",
+    "backward_warp": "_warp", "forward_splat": "_warp",
+    "umeyama": "_align", "SimilarityTransform": "_align",
+    "kinematic_chain": "_chains", "compose_chain": "_chains", "KinematicChain": "_chains",
+    "ssim": "_metrics", "psnr": "_metrics", "charbonnier": "_metrics", "geman_mcclure": "_metrics",
+    "huber": "_metrics", "epe": "_metrics", "flow_f1_all": "_metrics", "chamfer_distance": "_metrics",
+    "RaycastScene": "_raycast", "RaycastRender": "_raycast", "LidarSweep": "_raycast",
+    "BodyModel": "_body", "BodyOutput": "_body", "SMPL_PARENTS": "_body", "SMPL_JOINT_NAMES": "_body",
+    "uv_sphere": "_scenes", "box_mesh": "_scenes", "olat_scene": "_scenes", "driving_scene": "_scenes",
+    "human_video": "_scenes", "OLATScene": "_scenes", "DrivingScene": "_scenes", "HumanVideo": "_scenes",
+}
 
-__all__ += [
-    "RaycastScene", "RaycastRender", "LidarSweep", "BodyModel", "BodyOutput", "SMPL_PARENTS", "SMPL_JOINT_NAMES",
-    "uv_sphere", "box_mesh", "olat_scene", "driving_scene", "human_video", "OLATScene", "DrivingScene", "HumanVideo",
-]
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

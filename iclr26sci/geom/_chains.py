@@ -23,6 +23,14 @@ class KinematicChain:
         Breadth-first order from the root: every node comes after its parent.
     cost : float
         Total edge cost of the tree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.geom import kinematic_chain
+    >>> ch = kinematic_chain(np.array([[0, 1, 4], [1, 0, 2], [4, 2, 0]], float))
+    >>> ch
+    KinematicChain(n=3, root=0, cost=3)
     """
 
     parent: np.ndarray

@@ -52,6 +52,16 @@ class ProjectedGaussians:
         Projected centres of all N inputs (zeros where culled), the tensor whose ``.grad`` densification reads.
     radii_all : LongTensor (N,)
         Radii of all inputs, 0 where culled.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from iclr26sci.geom import Camera, project_gaussians
+    >>> cam = Camera.look_at([0.0, 0, -4], [0.0, 0, 0], up=[0.0, -1, 0], fx=40, fy=40, width=32, height=32)
+    >>> p = project_gaussians(torch.zeros(1, 3), torch.tensor([[1.0, 0, 0, 0]]), torch.full((1, 3), -1.0),
+    ...                       torch.zeros(1), cam)
+    >>> p.ids.tolist(), [round(v, 3) for v in p.depths.tolist()]
+    ([0], [4.0])
     """
 
     ids: torch.Tensor
@@ -88,6 +98,16 @@ class RasterResult:
         Gaussians that survived culling.
     n_intersections : int
         (Gaussian, tile) pairs evaluated.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from iclr26sci.geom import Camera, rasterize_gaussians
+    >>> cam = Camera.look_at([0.0, 0, -4], [0.0, 0, 0], up=[0.0, -1, 0], fx=40, fy=40, width=32, height=32)
+    >>> out = rasterize_gaussians(torch.zeros(1, 3), torch.tensor([[1.0, 0, 0, 0]]), torch.full((1, 3), -1.0),
+    ...                           torch.tensor([2.0]), torch.tensor([[1.0, 0.0, 0.0]]), cam)
+    >>> out.radii.tolist(), out.n_visible, tuple(out.alpha.shape)
+    ([12], 1, (32, 32))
     """
 
     image: torch.Tensor
