@@ -5,7 +5,7 @@ cross-fitted one-step (efficient, Neyman-orthogonal) estimator as a per-unit, pe
 score matrix, confounding-robust policy learning, improvement certificates, the
 breakdown Gamma, and the baselines DM / IPW / DR / Kallus-Zhou.
 """
-import importlib
+from iclr26sci.core._lazy import lazy_loader
 
 # Public name -> private module. Nothing heavy (scikit-learn, scipy.stats, torch) is imported by
 # ``import iclr26sci.causal``: each module loads on first access to one of its names (PEP 562).
@@ -29,17 +29,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name):
-    mod = _WHERE.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_loader(__name__, _WHERE)
 
 
 __all__ = [

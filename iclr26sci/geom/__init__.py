@@ -19,7 +19,7 @@ A new module adds its names to ``_WHERE`` below. Names load on first access (PEP
 """
 from __future__ import annotations
 
-import importlib
+from iclr26sci.core._lazy import lazy_loader
 
 #: public name -> the private module that defines it
 _WHERE = {
@@ -45,14 +45,4 @@ _WHERE = {
 __all__ = list(_WHERE)
 
 
-def __getattr__(name: str):
-    mod = _WHERE.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_loader(__name__, _WHERE)

@@ -10,7 +10,7 @@ first use of a name imports the sub-module that defines it.
 """
 from __future__ import annotations
 
-import importlib
+from iclr26sci.core._lazy import lazy_loader
 
 _WHERE = {
     "EfficientCodingTheory": "_theory", "SparseCodingTheory": "_theory", "extract_patches": "_theory",
@@ -33,14 +33,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    mod = _WHERE.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_loader(__name__, _WHERE)

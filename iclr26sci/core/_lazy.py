@@ -1,0 +1,33 @@
+"""Lazy public names for a sub-package (PEP 562), so that importing it loads no heavy dependency."""
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Mapping
+
+
+def lazy_loader(package: str, where: Mapping[str, str], extra: Callable[[], set] | None = None):
+    """Return ``(__getattr__, __dir__)`` for ``package`` whose public names live in private modules.
+
+    ``where`` maps each public name to the private module (relative to ``package``) that defines it. A
+    name is imported on first access and cached in the package's namespace.
+
+    Examples
+    --------
+    >>> getattr_, dir_ = lazy_loader("iclr26sci.core", {"Estimate": "_results"})
+    >>> getattr_("Estimate").__name__
+    'Estimate'
+    """
+    import sys
+
+    def __getattr__(name: str):
+        mod = where.get(name)
+        if mod is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{mod}"), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(where))
+
+    return __getattr__, __dir__
