@@ -76,7 +76,7 @@ def render_summary(results: dict) -> str:
     lines.append(f"| **all** | **{tot[0]}** | **{tot[1]}** | **{tot[2]}** | **{tot[3]}** | **{tot[4]:.0f}** |")
     wall = env.get("wall_seconds")
     lines += ["", f"{tot[1]} of {tot[0]} checks pass"
-              + (f", {tot[2]} fail as declared known failures" if tot[2] else "")
+              + ((f", {tot[2]} fails as a declared known failure" if tot[2] == 1 else f", {tot[2]} fail as declared known failures") if tot[2] else "")
               + (f", **{tot[3]} fail unexpectedly**" if tot[3] else "")
               + (f"; the run took {_duration(float(wall))}" if wall is not None else "") + "."]
     known = [r for r in checks if status(r) == "FAIL (known)"]
