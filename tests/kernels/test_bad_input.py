@@ -25,16 +25,10 @@ D = torch.float64
 
 
 @pytest.fixture(scope="module")
-def data():
-    from scipy.ndimage import gaussian_filter
+def data(tiny_kernels):
+    from iclr26sci.kernels import TheoryTaskSampler
 
-    g = np.random.default_rng(0)
-    imgs = [gaussian_filter(g.standard_normal((48, 48)), 1.2) for _ in range(3)]
-    patches = extract_patches(imgs, 6, 600, rng=0)
-    theory = EfficientCodingTheory(center_radius=1.0).fit(patches)
-    tasks = TheoryTaskSampler(theory, patches, n_tasks=6, n_support=(12,), n_query=8, rng=1)
-    tik = TheoryInformedKernel(feature_dim=3, channels=3, kernel_size=3, n_outer=3, tasks_per_step=2,
-                               show_progress=False).meta_fit(tasks, rng=0)
+    patches, theory, tasks, tik = tiny_kernels(6)
     t = TheoryTaskSampler(theory, patches, n_tasks=1, n_support=(30,), n_query=10, rng=2)[0]
     return patches, theory, tasks, tik, t
 

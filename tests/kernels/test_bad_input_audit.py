@@ -214,16 +214,8 @@ VALUES = {
 
 
 @pytest.fixture(scope="module")
-def ns():
-    from scipy.ndimage import gaussian_filter
-
-    g = np.random.default_rng(0)
-    imgs = [gaussian_filter(g.standard_normal((48, 48)), 1.2) for _ in range(3)]
-    patches = extract_patches(imgs, 6, 600, rng=0)
-    theory = EfficientCodingTheory(center_radius=1.0).fit(patches)
-    tasks = TheoryTaskSampler(theory, patches, n_tasks=4, n_support=(12,), n_query=8, rng=1)
-    tik = TheoryInformedKernel(feature_dim=3, channels=3, kernel_size=3, n_outer=3, tasks_per_step=2,
-                               show_progress=False).meta_fit(tasks, rng=0)
+def ns(tiny_kernels):
+    patches, theory, tasks, tik = tiny_kernels(4)
     Xs, ys = tasks[0].X_support, tasks[0].y_support
     gp = tik.fit(Xs, ys)
     gt = torch.Generator().manual_seed(0)
