@@ -15,7 +15,7 @@ SEEDS ?= 0-4
 .PHONY: setup test test-all doctest report report-full report-seeds report-screenshot bench clean
 
 setup:
-	@bash scripts/setup.sh test,3d
+	@bash scripts/setup.sh all,test
 
 ## make test: the fast suite and the library's doctests (what CI runs); slow paper-scale tests are excluded
 test: setup
@@ -54,7 +54,7 @@ report-screenshot:
 
 ## make bench: side-by-side runs against peer libraries (installs the bench extra)
 bench:
-	@bash scripts/setup.sh test,3d,bench
+	@bash scripts/setup.sh all,test,bench
 	@set -e; for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 clean:

