@@ -193,6 +193,23 @@ def _torch_gen(rng, device):
     return torch_generator(rng, device=str(device) if str(device).startswith("cuda") else "cpu")
 
 
+def gaussian_step_moments(x, v, t, h, a2, sigma_min=0.0):
+    r"""Mean and std of one Euler-Maruyama step of the marginal-preserving SDE with
+    :math:`g(t)^2 = a^2 (1 - t)/\tilde t` (see the module docstring); torch, differentiable in ``x`` and ``v``.
+
+    ``t`` and ``h`` are (B,) tensors; ``a2`` is a float or a tensor broadcastable to (B, 1, ..., 1).
+    """
+    shape = (-1,) + (1,) * (x.ndim - 1)
+    tb, hb = t.reshape(shape), h.reshape(shape)
+    te = torch.where(tb == 0, tb + hb, tb)             # Flow-GRPO's rule at t = 0 (sigma = 1)
+    beta = 1 - (1 - sigma_min) * tb
+    eps = x - tb * v                                   # E[x_0 | x_t], the noise prediction
+    g2 = a2 * (1 - tb) / te                            # g(t)^2
+    mean = x + hb * (v - g2 / (2 * beta) * eps)        # drift v + (g^2 / 2) * score, score = -eps / beta
+    std = torch.sqrt(g2 * hb)
+    return mean, std
+
+
 class _GaussianFlowSDE:
     """Shared machinery: a velocity source and the Gaussian Euler-Maruyama step of an SDE with p_t marginals."""
 
@@ -255,16 +272,7 @@ class _GaussianFlowSDE:
 
     def _moments(self, x, v, t, h):
         """Mean and std of the Euler-Maruyama step (torch, differentiable in x and v)."""
-        shape = (-1,) + (1,) * (x.ndim - 1)
-        tb, hb = t.reshape(shape), h.reshape(shape)
-        te = torch.where(tb == 0, tb + hb, tb)
-        a2 = self._a2(tb)
-        beta = 1 - (1 - self.sigma_min) * tb
-        eps = x - tb * v                                  # E[x_0 | x_t], the noise prediction
-        coef = a2 * (1 - tb) / (2 * te * beta)            # g^2 / (2 beta_t)
-        mean = x + hb * (v - coef * eps)
-        std = torch.sqrt(a2 * (1 - tb) / te * hb)
-        return mean, std
+        return gaussian_step_moments(x, v, t, h, self._a2(t), self.sigma_min)
 
     def step_from_velocity(self, x_t, v, t, dt, x_next=None, rng=None, control=None):
         """The step given an already computed velocity ``v`` (e.g. a diffusers model output, converted)."""
