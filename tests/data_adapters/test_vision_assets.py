@@ -61,6 +61,8 @@ def test_fashion_mnist_sampling_is_seeded_and_a_subset():
     rows = {r.tobytes(): i for i, r in enumerate(flat)}
     idx = [rows[r.tobytes()] for r in a.images.reshape(200, -1)]
     assert np.array_equal(full.labels[idx], a.labels)                 # the labels travel with their images
+    same = full.sample(200, rng=3)                                    # the same draw as ImageSet.sample
+    assert np.array_equal(same.images, a.images) and np.array_equal(same.labels, a.labels)
 
 
 def _write_idx(path, magic, dims, data: bytes):
@@ -144,6 +146,8 @@ def test_image_set_loaders_bad_input():
     _raises("n", V.load_fashion_mnist, "test", n=2.5)
     _raises("n", V.load_fashion_mnist, "test", n=True)
     _raises("root", V.load_fashion_mnist, "test", root=3)
+    _raises("rng", V.load_fashion_mnist, "test", n=5, rng="seed")
+    _raises("rng", V.load_mnist_subset, n=5, rng=1.5)
     _raises("n", V.load_mnist_subset, n=5001)
     _raises("n", V.load_mnist_subset, n=-1)
     _raises("n", V.load_sklearn_digits, n=1798)
