@@ -219,7 +219,8 @@ def _plasma_fractal(n, mapsize, wibbledecay, g):
         step //= 2
         wibble /= wibbledecay
     m -= m.min(axis=(1, 2), keepdims=True)
-    return m / m.max(axis=(1, 2), keepdims=True)
+    top = m.max(axis=(1, 2), keepdims=True)
+    return m / np.where(top > 0, top, 1.0)   # a flat map (1 px images) stays 0
 
 
 def _fog(x, c, g):
@@ -297,7 +298,7 @@ def _elastic_transform(x, c, g):
     alpha, sigma, jitter = c[0] * side, c[1] * side, c[2] * side
     out = np.empty_like(x)
     rows, cols = np.meshgrid(np.arange(H, dtype=np.float64), np.arange(W, dtype=np.float64), indexing="ij")
-    cx, cy, s = W // 2, H // 2, side // 3
+    cx, cy, s = W // 2, H // 2, max(1, side // 3)   # three non-collinear points
     pts1 = np.array([[cx + s, cy + s], [cx + s, cy - s], [cx - s, cy - s]], dtype=np.float64)  # (x, y)
     for i in range(N):
         # random affine map fixed by three jittered points (OpenCV getAffineTransform + warpAffine, inverse map)

@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from data_adapters import corruptions as K
 from data_adapters.corruptions import CIFAR_C_CONSTANTS, CIFAR_C_CORRUPTIONS, CORRUPTIONS, corrupt_images
@@ -292,6 +294,18 @@ def test_elastic_transform_single_image_against_opencv(rgb32):
     ours = cc(rgb32[:1], "elastic_transform", 3, rng=4)[0].transpose(1, 2, 0)
     # OpenCV interpolates with 1/32-pixel fixed-point weights: agreement to a few 1e-3 on average
     assert np.abs(ours - np.clip(ref, 0, 1)).mean() < 5e-3
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 3), c=st.sampled_from([1, 3]), h=st.integers(1, 12), w=st.integers(1, 12),
+       name=st.sampled_from(CIFAR_C_CORRUPTIONS), severity=st.integers(1, 5), seed=st.integers(0, 2 ** 31))
+def test_any_small_shape_gives_valid_images(n, c, h, w, name, severity, seed):
+    # square or not, down to 1 px: the engine returns images of the same shape in [0, 1]
+    if name == "saturate" and c == 1:
+        c = 3
+    x = np.random.default_rng(seed).random((n, c, h, w)).astype(np.float32)
+    y = cc(x, name, severity, rng=seed)
+    assert y.shape == x.shape and y.dtype == np.float32 and np.isfinite(y).all() and 0 <= y.min() <= y.max() <= 1
 
 
 def test_imageset_in_imageset_out(digits):
