@@ -240,6 +240,14 @@ def test_cifar_cnn_labels_chelsea_a_cat():
     # the mirror image is still a cat
     flipped = img[:, ::-1].transpose(2, 0, 1)[None].astype(np.float32)
     assert net.classes[int(net.predict(flipped)[0])] == "cat"
+    # the package's own preprocessing (cv2.resize to 32x32, raw 0-255 RGB into the network) agrees
+    cv2 = pytest.importorskip("cv2")
+    import torch
+
+    raw = cv2.resize(skimage.data.chelsea(), (32, 32)).astype(np.float32)
+    with torch.no_grad():
+        scores = net(torch.as_tensor(raw.transpose(2, 0, 1)[None]))
+    assert net.classes[int(scores.argmax())] == "cat"
 
 
 def _write_keras_h5(path, rng):
