@@ -89,6 +89,13 @@ _NUMPY_IN_IMAGENET_C = tuple(_IMAGENET_C_CONSTANTS)
 
 # --------------------------------------------------------------------------------------- numpy engine
 
+def _loop(n, desc):
+    """``range(n)`` for the per-image loops, with a progress bar at a terminal when the batch is large."""
+    from iclr26sci.core import progress
+
+    return progress(range(n), desc=desc, enabled=None if n >= 1000 else False)
+
+
 def _gaussian_noise(x, c, g):
     return np.clip(x + g.normal(0.0, c, size=x.shape), 0, 1)
 
@@ -263,7 +270,7 @@ def _jpeg_compression(x, c, g):
     u8 = np.round(np.clip(x, 0, 1) * 255).astype(np.uint8)
     out = np.empty(x.shape, dtype=np.float64)
     grey = x.shape[1] == 1
-    for i in range(x.shape[0]):
+    for i in _loop(x.shape[0], "jpeg_compression"):
         im = Image.fromarray(u8[i, 0] if grey else u8[i].transpose(1, 2, 0), mode="L" if grey else "RGB")
         buf = io.BytesIO()
         im.save(buf, format="JPEG", quality=int(c))
@@ -300,7 +307,7 @@ def _elastic_transform(x, c, g):
     rows, cols = np.meshgrid(np.arange(H, dtype=np.float64), np.arange(W, dtype=np.float64), indexing="ij")
     cx, cy, s = W // 2, H // 2, max(1, side // 3)   # three non-collinear points
     pts1 = np.array([[cx + s, cy + s], [cx + s, cy - s], [cx - s, cy - s]], dtype=np.float64)  # (x, y)
-    for i in range(N):
+    for i in _loop(N, "elastic_transform"):
         # random affine map fixed by three jittered points (OpenCV getAffineTransform + warpAffine, inverse map)
         pts2 = pts1 + g.uniform(-jitter, jitter, size=pts1.shape)
         A = np.linalg.solve(np.c_[pts1, np.ones(3)], pts2).T           # dst = A @ [x, y, 1]
@@ -350,7 +357,7 @@ def _run_imagecorruptions(x, name, severity, g):
     luma = np.array([0.299, 0.587, 0.114])
     state = np.random.get_state()
     try:
-        for i in range(N):
+        for i in _loop(N, name):
             np.random.seed(int(seeds[i]))   # imagecorruptions draws from numpy's global random state
             img = u8[i, 0] if C == 1 else u8[i].transpose(1, 2, 0)
             res = np.asarray(ic.corrupt(img, severity=severity, corruption_name=name), dtype=np.float64) / 255.0
