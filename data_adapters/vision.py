@@ -339,13 +339,20 @@ def load_cifar10_cnn(path: str | None = None, *, device=None):
     >>> CIFAR10_CLASSES.index("cat")
     3
     """
+    user_path = path is not None
     if path is None:
         path = cifar10_model_path()
     elif not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
         raise InputError("path", f"got {path!r}", "the path of an existing Keras .h5 model file (or None)")
     from ._cifar_cnn import keras_h5_to_torch
 
-    model = keras_h5_to_torch(os.fspath(path), classes=CIFAR10_CLASSES)
+    try:
+        model = keras_h5_to_torch(os.fspath(path), classes=CIFAR10_CLASSES)
+    except (OSError, KeyError, ValueError) as exc:
+        if not user_path or isinstance(exc, InputError):
+            raise
+        raise InputError("path", f"{os.fspath(path)!r} could not be ported ({type(exc).__name__}: {exc})",
+                         "a Keras 2.x Sequential model saved as .h5, with the layer types the port supports") from exc
     if device is not None:
         model = model.to(device)
     return model

@@ -307,6 +307,14 @@ def test_port_flattens_channels_last(tmp_path):
 def test_cifar_cnn_bad_input_and_missing_packages(monkeypatch, tmp_path):
     _raises("path", V.load_cifar10_cnn, str(tmp_path / "missing.h5"))
     _raises("path", V.load_cifar10_cnn, 3)
+    (tmp_path / "not.h5").write_text("not an HDF5 file")
+    _raises("path", V.load_cifar10_cnn, str(tmp_path / "not.h5"))
+    if importlib.util.find_spec("h5py") is not None:
+        import h5py
+
+        with h5py.File(tmp_path / "weights_only.h5", "w") as f:          # no model_config attribute
+            f.create_dataset("w", data=np.zeros(3))
+        _raises("path", V.load_cifar10_cnn, str(tmp_path / "weights_only.h5"))
     real = importlib.util.find_spec
     if real("cifar_10_model") is not None and real("h5py") is not None:
         net = V.load_cifar10_cnn()
