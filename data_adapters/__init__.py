@@ -27,3 +27,12 @@ from ._geom3d import (cgal_names, load_castle_simu, load_cgal_mesh, load_cgal_po
 
 __all__ += ["load_castle_simu", "load_visp_sequence", "load_cgal_mesh", "load_cgal_point_cloud", "cgal_names",
             "load_stereo_motorcycle", "load_pyvista_mesh", "load_deepmimic_clip"]
+
+# images for the nn layer and the wave-2 methods: Fashion-MNIST, the MNIST subset, digits, the CIFAR-10 CNN, corruptions
+from .corruptions import CIFAR_C_CONSTANTS, CIFAR_C_CORRUPTIONS, CORRUPTIONS, corrupt_images
+from .vision import (CIFAR10_CLASSES, FASHION_MNIST_CLASSES, load_cifar10_cnn, load_fashion_mnist, load_mnist_subset,
+                     load_sklearn_digits)
+
+__all__ += ["load_fashion_mnist", "load_mnist_subset", "load_sklearn_digits", "load_cifar10_cnn",
+            "FASHION_MNIST_CLASSES", "CIFAR10_CLASSES", "corrupt_images", "CORRUPTIONS", "CIFAR_C_CORRUPTIONS",
+            "CIFAR_C_CONSTANTS"]

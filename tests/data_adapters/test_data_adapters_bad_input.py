@@ -20,6 +20,11 @@ DATA_ADAPTERS_EXEMPT = {
     "data_adapters.load_lee_corpus": "takes no arguments (reads the file shipped with gensim)",
     "data_adapters.load_lee_similarity": "takes no arguments (reads the files shipped with gensim)",
     "data_adapters.load_thornton_hiv": "takes no arguments (reads the table shipped with causaldata)",
+    "data_adapters.FASHION_MNIST_CLASSES": "a constant tuple of class names",
+    "data_adapters.CIFAR10_CLASSES": "a constant tuple of class names",
+    "data_adapters.CORRUPTIONS": "a constant tuple of corruption names",
+    "data_adapters.CIFAR_C_CORRUPTIONS": "a constant tuple of corruption names",
+    "data_adapters.CIFAR_C_CONSTANTS": "a constant dict of the CIFAR-10-C severity constants",
 }
 
 
