@@ -33,6 +33,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "geom_world": ("validation.geom_world", "Shared 3-D layer: ray casting, body model, multi-view fitting on real data"),
     "geom": ("validation.geom", "Shared 3-D layer: transforms, cameras, pure-torch Gaussian rasterizer"),
     "nn": ("validation.nn", "Shared neural layer: flow matching and its SDE, small vision models, offline language model"),
+    "adaptation": ("validation.adaptation", "Backprop-free test-time adaptation by progressive embedding alignment (PEA, OpenReview 7kLNGaAHaw)"),
 }
 
 
