@@ -404,9 +404,11 @@ _MATH = re.compile(rf"(?<![A-Za-z_\d.])[-−]?\s*{_ATOM}(?:\s*[*/^]\s*[-−]?{_A
 def _strip_latex(s: str) -> str:
     """LaTeX and Unicode maths to the plain ASCII-ish notation CHAMP's answers use."""
     s = s.replace("\\left", "").replace("\\right", "").replace("\\,", " ").replace("\\!", "")
-    s = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", s)
-    s = re.sub(r"\\d?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"C(\1, \2)", s)
-    s = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"sqrt(\1)", s)
+    for _ in range(4):                                           # innermost first, so nesting unwinds
+        s = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"sqrt(\1)", s)
+        s = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", s)
+        s = re.sub(r"\\d?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"C(\1, \2)", s)
+        s = re.sub(r"\^\s*\{([^{}]*)\}", r"^(\1)", s)
     s = re.sub(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}", r"\1", s)
     s = re.sub(r"\^\s*\{([^{}]*)\}", r"^(\1)", s)
     for a, b in (("\\cdot", "*"), ("\\times", "*"), ("\\pm", "±"), ("\\geq", "≥"), ("\\ge", "≥"), ("\\leq", "≤"),
