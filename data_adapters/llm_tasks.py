@@ -213,6 +213,10 @@ class ChampConversation:
         model_turns = [m for m in self.messages if m.role == self.model]
         return model_turns[-2].text if len(model_turns) >= 2 else None
 
+    def grade(self, backend="auto") -> bool:
+        """Whether :attr:`final_answer` states the right answer (:func:`grade_champ_answer`; False when missing)."""
+        return self.final_answer is not None and grade_champ_answer(self.final_answer, self.problem_id, backend=backend)
+
     @property
     def truncated(self) -> bool:
         """True when a reply was cut or missing because of the length limit."""

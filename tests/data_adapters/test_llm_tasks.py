@@ -40,6 +40,9 @@ def test_champ_conversations_structure():
     for c in convs[:: 97]:
         assert c.messages[0].role == "System" and c.messages[-1].role == c.model
         assert c.messages[-2].role == "User" and c.messages[-2].text.startswith("Now, summarize the answer")
+    c = L.load_champ_conversations("P_Combinatorics_1", model="GPT-4", setting="0-Shot")[0]
+    assert c.final_answer.endswith("771.") and not c.grade()                  # the reference answer is 239
+    assert all(not c.grade() for c in convs if c.final_answer is None)
     five = L.load_champ_conversations("P_Sequence_3", model="GPT-4", setting="5-Shot")[0]
     assert [m.role for m in five.messages].count("Imputation") == 5
     truncated = [c for c in convs if c.truncated]
