@@ -213,8 +213,10 @@ class Skeleton:
 
         Examples
         --------
-        >>> sk = load_humanoid_skeleton("humanoid")                           # doctest: +SKIP
-        >>> pos, rot = sk.forward_kinematics()                                  # doctest: +SKIP
+        >>> sk = load_humanoid_skeleton("pybullet/humanoid")
+        >>> pos, rot = sk.forward_kinematics()
+        >>> pos.shape, rot.shape
+        ((13, 3), (13, 3, 3))
         """
         q = self.reference_qpos() if qpos is None else np.asarray(qpos, dtype=np.float64)
         single = q.ndim == 1
@@ -483,9 +485,8 @@ def load_mujoco_model(name="mujoco/humanoid"):
 
     Examples
     --------
-    >>> m = load_mujoco_model("mujoco/humanoid")                       # doctest: +SKIP
-    >>> m.nq                                                          # doctest: +SKIP
-    28
+    >>> load_mujoco_model("pybullet/humanoid").nq
+    21
     """
     path = _resolve(name)
     try:
