@@ -36,3 +36,22 @@ from .vision import (CIFAR10_CLASSES, FASHION_MNIST_CLASSES, load_cifar10_cnn, l
 __all__ += ["load_fashion_mnist", "load_mnist_subset", "load_sklearn_digits", "load_cifar10_cnn",
             "FASHION_MNIST_CLASSES", "CIFAR10_CLASSES", "corrupt_images", "CORRUPTIONS", "CIFAR_C_CORRUPTIONS",
             "CIFAR_C_CONSTANTS"]
+
+# tasks and bodies for the wave-2 methods: CHAMP, HumanEval and its sandboxed runner, MuJoCo / DeepMimic humanoids
+from .bodies import (DEEPMIMIC_SCALE, DEEPMIMIC_TO_MUJOCO, Joint, MotionFK, Skeleton, deepmimic_forward_kinematics,
+                     humanoid_model_names, load_deepmimic_skeleton, load_humanoid_skeleton, load_mujoco_model)
+from .llm_tasks import (CHAMP_MODELS, CHAMP_SETTINGS, ChampConcept, ChampConversation, ChampHint, ChampMessage,
+                        ChampProblem, ChampStep, FirstWrongStep, HumanEvalProblem, champ_answer_kind, champ_problem,
+                        grade_champ_answer, humaneval_problem, load_champ, load_champ_conversations,
+                        load_champ_first_wrong_steps, load_humaneval)
+from .sandbox import (SANDBOX_STATUSES, SandboxResult, network_isolation, run_humaneval, run_humaneval_batch, run_many,
+                      run_python)
+
+__all__ += ["CHAMP_MODELS", "CHAMP_SETTINGS", "ChampConcept", "ChampConversation", "ChampHint", "ChampMessage",
+            "ChampProblem", "ChampStep", "FirstWrongStep", "HumanEvalProblem", "champ_answer_kind", "champ_problem",
+            "grade_champ_answer", "humaneval_problem", "load_champ", "load_champ_conversations",
+            "load_champ_first_wrong_steps", "load_humaneval", "SANDBOX_STATUSES", "SandboxResult",
+            "network_isolation", "run_humaneval", "run_humaneval_batch", "run_many", "run_python",
+            "DEEPMIMIC_SCALE", "DEEPMIMIC_TO_MUJOCO", "Joint", "MotionFK", "Skeleton",
+            "deepmimic_forward_kinematics", "humanoid_model_names", "load_deepmimic_skeleton",
+            "load_humanoid_skeleton", "load_mujoco_model"]

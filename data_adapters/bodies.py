@@ -98,7 +98,14 @@ def _mat_to_quat(R):
 @dataclass(frozen=True)
 class Joint:
     """One joint of a body: ``type`` in {"free", "ball", "hinge", "slide", "fixed"}, its ``axis`` and
-    anchor ``pos`` in the body frame, and ``range`` in radians (metres for slide) or None if unlimited."""
+    anchor ``pos`` in the body frame, and ``range`` in radians (metres for slide) or None if unlimited.
+
+    Examples
+    --------
+    >>> from data_adapters import load_deepmimic_skeleton
+    >>> load_deepmimic_skeleton().joints[0][0].type
+    'free'
+    """
 
     name: str
     type: str
@@ -133,6 +140,12 @@ class Skeleton:
         The vertical axis, ``"z"`` (MJCF) or ``"y"`` (the DeepMimic humanoid).
     source : str
         The file it was read from.
+
+    Examples
+    --------
+    >>> from data_adapters import load_deepmimic_skeleton
+    >>> load_deepmimic_skeleton()
+    Skeleton('deepmimic_humanoid', 15 bodies, nq=43)
     """
 
     name: str
@@ -599,6 +612,12 @@ class MotionFK:
         Time of each frame in seconds (cumulative DeepMimic frame durations, starting at 0).
     up : str
         The vertical axis (``"y"`` for DeepMimic).
+
+    Examples
+    --------
+    >>> from data_adapters import deepmimic_forward_kinematics
+    >>> deepmimic_forward_kinematics('walk')
+    MotionFK('walk', 39 frames, 15 joints)
     """
 
     name: str

@@ -80,7 +80,14 @@ def _package_path(package, *parts):
 @dataclass(frozen=True)
 class ChampConcept:
     """A CHAMP concept (a fact or theorem): ``identifier`` ``C_*``, ``name`` (or None), ``text``,
-    ``category`` and the identifier of its more general ``parent`` concept (or None)."""
+    ``category`` and the identifier of its more general ``parent`` concept (or None).
+
+    Examples
+    --------
+    >>> from data_adapters import champ_problem
+    >>> champ_problem('P_Combinatorics_1').concepts[0].name
+    'rule of sum'
+    """
 
     identifier: str
     name: str | None
@@ -91,7 +98,14 @@ class ChampConcept:
 
 @dataclass(frozen=True)
 class ChampHint:
-    """A CHAMP problem-specific hint: ``identifier`` ``H_<Category>_<i>_<j>`` and ``text``."""
+    """A CHAMP problem-specific hint: ``identifier`` ``H_<Category>_<i>_<j>`` and ``text``.
+
+    Examples
+    --------
+    >>> from data_adapters import champ_problem
+    >>> champ_problem('P_Combinatorics_1').hints[0].identifier
+    'H_Combinatorics_1_1'
+    """
 
     identifier: str
     text: str
@@ -99,7 +113,14 @@ class ChampHint:
 
 @dataclass(frozen=True)
 class ChampStep:
-    """One step of a CHAMP reference solution: ``text`` and the concept/hint identifiers it uses."""
+    """One step of a CHAMP reference solution: ``text`` and the concept/hint identifiers it uses.
+
+    Examples
+    --------
+    >>> from data_adapters import champ_problem
+    >>> champ_problem('P_Combinatorics_1').steps[0].uses
+    ('H_Combinatorics_1_1',)
+    """
 
     text: str
     uses: tuple[str, ...] = ()
@@ -124,6 +145,12 @@ class ChampProblem:
         compares responses with it.
     concepts, hints : tuple
         The problem's :class:`ChampConcept` and :class:`ChampHint` objects, in CHAMP's order.
+
+    Examples
+    --------
+    >>> from data_adapters import champ_problem
+    >>> champ_problem('P_Combinatorics_1')
+    ChampProblem('P_Combinatorics_1', answer='239')
     """
 
     identifier: str
@@ -151,7 +178,14 @@ class ChampProblem:
 class ChampMessage:
     """One turn of a CHAMP conversation: ``role`` (``System``, ``User``, ``Imputation`` or the model name),
     ``text`` (None when the context was already full) and ``error`` (None, ``LENGTH_CURRENT``: this reply
-    was cut at the length limit, ``LENGTH_PREVIOUS``: no reply because the context was full)."""
+    was cut at the length limit, ``LENGTH_PREVIOUS``: no reply because the context was full).
+
+    Examples
+    --------
+    >>> from data_adapters import load_champ_conversations
+    >>> load_champ_conversations('P_Combinatorics_1')[0].messages[0].role
+    'System'
+    """
 
     role: str
     text: str | None
@@ -164,6 +198,12 @@ class FirstWrongStep:
 
     ``text`` is the model's full solution; ``span`` is the ``(start, end)`` character range of its first
     wrong step, or None when the annotator found no mistake (then ``correct`` is True).
+
+    Examples
+    --------
+    >>> from data_adapters import load_champ_first_wrong_steps
+    >>> load_champ_first_wrong_steps()[0]
+    FirstWrongStep('P_Combinatorics_1', 'GPT-3.5', (319, 469))
     """
 
     problem_id: str
@@ -194,6 +234,12 @@ class ChampConversation:
     messages : tuple of ChampMessage
     first_wrong_step : FirstWrongStep or None
         The human annotation, for the 540 (problem, model, setting) triples that have one.
+
+    Examples
+    --------
+    >>> from data_adapters import load_champ_conversations
+    >>> load_champ_conversations('P_Combinatorics_1')[0]
+    ChampConversation('P_Combinatorics_1', 'GPT-3.5', '0-Shot', 5 messages)
     """
 
     problem_id: str
@@ -780,6 +826,12 @@ class HumanEvalProblem:
         A ``check(candidate)`` function of asserts (and sometimes a ``METADATA`` dict).
     entry_point : str
         The name of the function under test.
+
+    Examples
+    --------
+    >>> from data_adapters import humaneval_problem
+    >>> humaneval_problem('HumanEval/0')
+    HumanEvalProblem('HumanEval/0', 'has_close_elements')
     """
 
     task_id: str
