@@ -197,3 +197,129 @@ def test_fid_bad_input():
         frechet_distance(np.zeros((4, 0)), np.zeros((4, 0)))
     with pytest.raises(InputError, match="mean_cov"):
         frechet_distance(a, a, mean_cov=1)
+
+
+# ------------------------------------------------------------------------------------------------ cached flows
+@pytest.fixture
+def tmp_cache(tmp_path, monkeypatch):
+    from iclr26sci.nn import _pretrained_flow as pf
+
+    monkeypatch.setenv("ICLR26SCI_CACHE", str(tmp_path))
+    # a cheap quality evaluation (the defaults take tens of seconds)
+    monkeypatch.setattr(pf, "EVAL_DEFAULTS", {"n": 40, "steps": 2, "solver": "euler", "guidance": 2.0, "seed": 1})
+    return tmp_path
+
+
+def _tiny_fashion(n=60, seed=0):
+    from iclr26sci.nn import ImageSet
+
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 10
+    x = rng.random((n, 1, 28, 28)).astype(np.float32) * 0.2
+    for k in range(10):             # class k: a bright horizontal band at row 2k + 4
+        x[y == k, 0, 2 * k + 4, :] = 1.0
+    return ImageSet(x, y.astype(np.int64), tuple(str(k) for k in range(10)), "tiny")
+
+
+class _RowJudge:
+    """A stand-in classifier for the tiny set: predicts the brightest band, features = row means."""
+
+    def features(self, x):
+        return np.asarray(x, np.float64).mean(axis=(1, 3))
+
+    def predict(self, x):
+        rows = self.features(x)[:, 4:24:2]
+        return rows.argmax(1)
+
+
+def test_digits_flow_builds_caches_and_samples(tmp_cache):
+    from iclr26sci.nn import FlowMatching, digits_flow, ode_sample
+
+    fm = digits_flow(rng=0, epochs=2, progress=False)
+    assert isinstance(fm, FlowMatching) and fm.event_shape_ == (64,) and fm.n_classes_ == 10
+    q = fm.sample_quality_
+    for key in ("sample_accuracy", "sample_accuracy_se", "frechet_distance", "real_accuracy", "frechet_floor"):
+        assert np.isfinite(q[key]), key
+    assert 0 <= q["sample_accuracy"] <= 1 and q["real_accuracy"] > 0.9       # the judge itself is good
+    assert fm.cache_meta_["cached"] is False and hasattr(fm, "fit_result_")
+    again = digits_flow(rng=0, epochs=2, progress=False)
+    assert again.cache_meta_["cached"] is True and again.sample_quality_ == q
+    for a, b in zip(fm.velocity_net.parameters(), again.velocity_net.parameters()):
+        assert torch.equal(a, b)
+    x = ode_sample(again, n=10, cond=list(range(10)), steps=3, rng=0).x
+    assert x.shape == (10, 64) and torch.isfinite(x).all()
+    other = digits_flow(rng=1, epochs=2, progress=False, evaluate=False)    # another seed: another entry
+    assert other.cache_meta_["key"] != fm.cache_meta_["key"] and "sample_accuracy" not in other.sample_quality_
+
+
+def test_fashion_flow_on_a_given_imageset_with_custom_judge(tmp_cache):
+    from iclr26sci.nn import fashion_flow
+
+    train, test = _tiny_fashion(60, 0), _tiny_fashion(40, 1)
+    fm = fashion_flow(rng=0, train=train, test=test, n_train=50, epochs=1, classifier=_RowJudge(), progress=False)
+    assert fm.event_shape_ == (1, 28, 28) and type(fm.velocity_net).__name__ == "UNetVelocity"
+    q = fm.sample_quality_
+    assert q["real_accuracy"] == 1.0 and np.isfinite(q["frechet_distance"]) and q["n_eval"] == 40
+    assert q["frechet_distance"] >= 0 and q["frechet_floor"] >= 0
+    assert fm.cache_meta_["settings"]["judge"] == "custom"
+    again = fashion_flow(rng=0, train=train, test=test, n_train=50, epochs=1, classifier=_RowJudge(), progress=False)
+    assert again.cache_meta_["cached"] is True
+    changed = _tiny_fashion(60, 2)       # other images: another cache entry
+    fm2 = fashion_flow(rng=0, train=changed, test=test, n_train=50, epochs=1, evaluate=False, progress=False)
+    assert fm2.cache_meta_["key"] != fm.cache_meta_["key"]
+
+
+@pytest.mark.bad_input("nn.digits_flow")
+@pytest.mark.parametrize("kwargs, arg", [
+    (dict(rng=-1), "rng"), (dict(rng=1.5), "rng"), (dict(rng=None), "rng"), (dict(epochs=0), "epochs"),
+    (dict(evaluate="yes"), "evaluate"), (dict(rebuild=1), "rebuild"), (dict(progress=None), "progress"),
+])
+def test_digits_flow_bad_input(kwargs, arg, tmp_cache):
+    from iclr26sci.nn import digits_flow
+
+    with pytest.raises(InputError, match=arg):
+        digits_flow(**kwargs)
+    assert not (tmp_cache / "models").exists()          # refused before any work or file write
+
+
+@pytest.mark.bad_input("nn.fashion_flow")
+@pytest.mark.parametrize("kwargs, arg", [
+    (dict(rng=-1), "rng"), (dict(rng=True), "rng"), (dict(epochs=0), "epochs"), (dict(n_train=5), "n_train"),
+    (dict(n_train=61), "n_train"), (dict(train=np.zeros((10, 1, 28, 28))), "train"),
+    (dict(test=[1, 2]), "test"), (dict(classifier=object()), "classifier"), (dict(evaluate=0), "evaluate"),
+])
+def test_fashion_flow_bad_input(kwargs, arg, tmp_cache):
+    from iclr26sci.nn import ImageSet, fashion_flow
+
+    kwargs.setdefault("train", _tiny_fashion(60))
+    with pytest.raises(InputError, match=arg):
+        fashion_flow(**kwargs)
+    small = ImageSet(np.zeros((4, 1, 8, 8), np.float32), np.arange(4) % 2, ("a", "b"), "small")
+    with pytest.raises(InputError, match="train"):
+        fashion_flow(train=small)
+    assert not (tmp_cache / "models").exists()
+
+
+# ------------------------------------------------------------------------------------------------ validation logic
+def _judged(samples, labels, real, gauss, seed=0):
+    from validation.nn_generative import _judge_samples
+
+    j = _RowJudge()
+    return _judge_samples("toy", samples, labels, j.predict, j.features, real.images, real.labels, real.images,
+                          _tiny_fashion(200, 9).images, gauss, np.random.default_rng(seed))
+
+
+def test_validation_criteria_pass_for_real_images_and_fail_for_broken_generators():
+    real, fresh = _tiny_fashion(200, 3), _tiny_fashion(200, 4)
+    labels = fresh.labels
+    noise = np.random.default_rng(0).random((200, 1, 28, 28)).astype(np.float32)
+    # a "generator" that returns fresh real images passes every criterion against pure-noise "Gaussians"
+    crit, table, extra = _judged(fresh.images, labels, real, noise)
+    assert all(c.passed for c in crit), [(c.name, c.statistic) for c in crit]
+    # a generator that ignores its label (images of the next class) fails the accuracy criterion
+    wrong = fresh.images[np.argsort((labels + 1) % 10, kind="stable")]
+    crit, _, _ = _judged(wrong, np.sort(labels), real, noise)
+    assert not crit[0].passed
+    # a generator equal to the "Gaussian" reference fails the Frechet criterion (gap 0)
+    crit, _, _ = _judged(noise, labels, real, noise)
+    assert not crit[1].passed
