@@ -250,7 +250,7 @@ def _short_tensor_dict(t):
     return t.detach().cpu().tolist()
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class Generation:
     """Samples from :meth:`LanguageModel.generate`, one row per sample.
 
@@ -354,7 +354,7 @@ class Generation:
                 "prompts": list(self.prompts), "settings": dict(self.settings)}
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class SequenceLogprob:
     """Teacher-forced log-probabilities of completions given prompts (:meth:`LanguageModel.sequence_logprob`).
 

@@ -396,3 +396,31 @@ def test_generation_group_bad_input(lm):
     with pytest.raises(InputError, match="completions"):
         lm.sequence_logprob(out, ["x"] * 4)
     assert np.array_equal(out.prompt_index, [0, 0, 1, 1])
+
+
+# ------------------------------------------------------------------------------------------- the sampling rule
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(seed=st.integers(0, 10**6), V=st.integers(1, 40), temperature=st.floats(0.05, 5.0),
+       top_p=st.floats(0.01, 1.0), scale=st.floats(0.1, 10.0))
+def test_sampling_rule_is_the_minimal_nucleus(seed, V, temperature, top_p, scale):
+    g = torch.Generator().manual_seed(seed)
+    z = torch.randn(3, V, generator=g, dtype=torch.float64) * scale
+    lp = sampling_logprobs(z, temperature, top_p)
+    p = lp.exp()
+    assert torch.allclose(p.sum(-1), torch.ones(3, dtype=torch.float64))
+    q = torch.softmax(z / temperature, -1)
+    kept = torch.isfinite(lp)
+    # renormalised softmax(z/T) on the kept set
+    assert torch.allclose(p[kept], (q * kept / (q * kept).sum(-1, keepdim=True))[kept])
+    mass = (q * kept).sum(-1)
+    smallest_kept = torch.where(kept, q, torch.full_like(q, 2.0)).min(-1).values
+    assert bool((mass >= top_p - 1e-12).all())                    # reaches p
+    assert bool((mass - smallest_kept < top_p + 1e-12).all())      # minimal: without its last token it would not
+    # every kept token is at least as likely as every dropped one
+    dropped_max = torch.where(kept, torch.full_like(q, -1.0), q).max(-1).values
+    assert bool((smallest_kept >= dropped_max).all())
+    greedy = sampling_logprobs(z, 0.0, top_p)
+    assert torch.equal(greedy.argmax(-1), z.argmax(-1)) and bool((greedy.exp().sum(-1) == 1).all())
