@@ -892,7 +892,8 @@ class LanguageModel:
         temperature : float, default 1.0
             ``T > 0`` dividing the logits (the sampler's temperature, for policy-gradient ratios).
         grad : bool, default False
-            Keep the autograd graph (for training; e.g. a LoRA model); otherwise no graph is built.
+            Keep the autograd graph (for training; e.g. a LoRA model); otherwise no graph is built. The
+            model's train/eval mode is left as it is (call ``lm.model.train()`` for LoRA dropout).
         chat : bool, default False
             Apply the chat template to prompts (as :meth:`generate` does).
         batch_size : int, optional
@@ -913,6 +914,13 @@ class LanguageModel:
         """
         import torch
 
+        reduce_ = reduce if isinstance(reduce, str) else None
+        if reduce_ not in ("sum", "mean", "none"):
+            raise InputError("reduce", f"got {reduce!r}", "'sum', 'mean' or 'none'")
+        temperature = check_in_range(temperature, "temperature", 0.0, None, low_open=True)
+        grad = check_bool(grad, "grad")
+        if batch_size is not None:
+            batch_size = check_positive_int(batch_size, "batch_size")
         if isinstance(prompts, Generation):
             if completions is not None:
                 raise InputError("completions", "given together with a Generation", "None when prompts is a Generation")
@@ -944,13 +952,6 @@ class LanguageModel:
                     c_ids.append(ci)
                 else:
                     raise InputError("completions", f"item {i} is {type(c).__name__}", "strings or lists of token ids")
-        reduce_ = reduce if isinstance(reduce, str) else None
-        if reduce_ not in ("sum", "mean", "none"):
-            raise InputError("reduce", f"got {reduce!r}", "'sum', 'mean' or 'none'")
-        temperature = check_in_range(temperature, "temperature", 0.0, None, low_open=True)
-        grad = check_bool(grad, "grad")
-        if batch_size is not None:
-            batch_size = check_positive_int(batch_size, "batch_size")
         N = len(c_ids)
         Tc = max(1, max(len(c) for c in c_ids))
         V = len(self.tokenizer)

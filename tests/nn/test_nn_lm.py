@@ -424,3 +424,12 @@ def test_sampling_rule_is_the_minimal_nucleus(seed, V, temperature, top_p, scale
     assert bool((smallest_kept >= dropped_max).all())
     greedy = sampling_logprobs(z, 0.0, top_p)
     assert torch.equal(greedy.argmax(-1), z.argmax(-1)) and bool((greedy.exp().sum(-1) == 1).all())
+
+
+def test_lora_model_generates_and_scores_consistently(lm):
+    lora = lm.with_lora(r=2, alpha=4, rng=1, init_b_zero=False)
+    out = lora.generate(["ab", "xyz"], n=3, max_new_tokens=6, temperature=0.8, rng=0)
+    tf = lora.sequence_logprob(out)
+    assert float((tf.token_logprobs - out.model_logprobs).abs().max()) < 1e-4
+    base = lm.sequence_logprob(out)
+    assert float((base.total - tf.total).abs().max()) > 1e-4  # the adapters are used in both paths
