@@ -433,3 +433,16 @@ def test_lora_model_generates_and_scores_consistently(lm):
     assert float((tf.token_logprobs - out.model_logprobs).abs().max()) < 1e-4
     base = lm.sequence_logprob(out)
     assert float((base.total - tf.total).abs().max()) > 1e-4  # the adapters are used in both paths
+
+
+def test_sampling_rule_matches_transformers_top_p_warper():
+    from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
+
+    g = torch.Generator().manual_seed(0)
+    for top_p in (0.3, 0.75, 0.9, 0.99):
+        for temperature in (0.5, 1.0, 1.7):
+            z = torch.randn(64, 50, generator=g, dtype=torch.float64) * 3
+            ref = TopPLogitsWarper(top_p)(None, TemperatureLogitsWarper(temperature)(None, z.clone()))
+            ours = sampling_logprobs(z, temperature, top_p)
+            assert torch.equal(torch.isfinite(ref), torch.isfinite(ours))
+            assert torch.allclose(torch.log_softmax(ref, -1)[torch.isfinite(ref)], ours[torch.isfinite(ours)])
