@@ -68,7 +68,7 @@ def _train_gaussian_flow(rng, d, n_train, epochs, ignore_time=False):
     return fm, orc, m, S
 
 
-@check(method="nn", paper=FLOW_PAPER, budget=40,
+@check(method="nn", paper=FLOW_PAPER, budget=20,
        guarantee="On Gaussian data the velocity learned by conditional flow matching matches the exact marginal "
                  "velocity field: its mean squared error is under 5% of the field's variance, and the test "
                  "flow-matching loss exceeds the exact minimum L* by exactly E|v_theta - v*|^2 (the "
@@ -136,7 +136,7 @@ def _solver_errors(orc, m, S, solver, steps_list, sampler=None):
     return np.array(errs)
 
 
-@check(method="nn", paper=FLOW_PAPER + "; Hairer, Norsett, Wanner (1993) Solving ODEs I", budget=4,
+@check(method="nn", paper=FLOW_PAPER + "; Hairer, Norsett, Wanner (1993) Solving ODEs I", budget=3,
        guarantee="With the exact Gaussian velocity field, the sampler's output law is Gaussian and computed "
                  "exactly; its 2-Wasserstein distance to the target falls with the step size h at the solver's "
                  "order: slope 1 for Euler, 2 for Heun, and at least 2 for midpoint")
@@ -272,7 +272,7 @@ def sde_marginals(profile, rng, _factory=None):
 
 
 # ---------------------------------------------------------------------------------------------------------
-@check(method="nn", paper=GRPO_PAPER, budget=6,
+@check(method="nn", paper=GRPO_PAPER, budget=3,
        guarantee="The per-step Gaussian policy's log-likelihood equals scipy's normal log-density (mean over "
                  "dimensions for reduce='mean', sum for 'sum') to 1e-10, the mean log-likelihood of its own "
                  "samples equals minus its closed-form entropy, and its closed-form KL to a reference step equals "

@@ -344,8 +344,8 @@ class FlowMatching(BaseEstimator):
         X : array or tensor of shape (n, *event_shape)
             Data samples :math:`x_1`.
         cond : array of shape (n,) (int labels) or (n, cond_dim) (float vectors), optional
-            The condition of each sample (required when the net is conditional... labels may be omitted:
-            the net then learns only the unconditional field).
+            The condition of each sample. A class-conditional net may also be fitted without labels: every
+            row then carries the null label and the net learns only the unconditional field.
         epochs, batch_size, lr, val_fraction, weight_decay, grad_clip, patience, checkpoint, schedule
             Passed to :func:`iclr26sci.nn.fit` (the shared training loop).
         rng : seed or Generator
