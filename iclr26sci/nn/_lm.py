@@ -281,6 +281,15 @@ class Generation:
         Their token ids.
     settings : dict
         ``n``, ``max_new_tokens``, ``temperature``, ``top_p``, ``stop``, ``chat``, ``seconds``.
+
+    Examples
+    --------
+    >>> from iclr26sci.nn import tiny_lm
+    >>> out = tiny_lm(rng=0).generate(["ab", "cd"], n=2, max_new_tokens=3, rng=0)
+    >>> out.prompt_index.tolist(), out.group(1), out.tokens.shape[0]
+    ([0, 0, 1, 1], [2, 3], 4)
+    >>> bool((out.total_sampling_logprob == out.total_model_logprob).all())   # T = 1, top-p = 1
+    True
     """
 
     texts: tuple
@@ -369,6 +378,13 @@ class SequenceLogprob:
     n_tokens : torch.LongTensor, shape (N,)
     reduce : {"sum", "mean", "none"}
         Which of them :attr:`value` returns.
+
+    Examples
+    --------
+    >>> from iclr26sci.nn import tiny_lm
+    >>> lp = tiny_lm(rng=0).sequence_logprob(["ab", "ab"], ["c", "cde"], reduce="mean")
+    >>> lp.n_tokens.tolist(), lp.token_logprobs.shape, bool((lp.value == lp.total / lp.n_tokens).all())
+    ([1, 3], torch.Size([2, 3]), True)
     """
 
     token_logprobs: Any
