@@ -21,7 +21,7 @@ _FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sand
                     "Ankle boot")
 
 #: the architecture and training recipe of the cached classifier (part of its cache key)
-_ARCH = {"widths": [32, 64], "stem_width": 16, "blocks_per_stage": 1}
+_ARCH = {"widths": [16, 32, 64], "stem_width": 16, "blocks_per_stage": 1}
 _RECIPE = {"epochs": 3, "batch_size": 128, "lr": 4e-3, "weight_decay": 5e-4, "optimizer": "adamw",
            "schedule": "onecycle", "augment": False}
 

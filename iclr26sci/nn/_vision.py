@@ -292,7 +292,8 @@ class SmallResNet(_ImageClassifier):
     **Blocks (for hooks).** ``model.blocks`` is a ``ModuleList`` of all residual blocks, in forward
     order; ``model.block_names`` gives their ``named_modules`` names (``"blocks.0"``, ...). The output of
     block ``i`` is a ``(B, C_i, H_i, W_i)`` tensor; a forward hook on it may return a replacement. With the
-    defaults on 28x28 input: ``blocks.0`` -> (B, 32, 14, 14), ``blocks.1`` -> (B, 64, 7, 7). The stem
+    defaults on 28x28 input: ``blocks.0`` -> (B, 16, 14, 14), ``blocks.1`` -> (B, 32, 7, 7), ``blocks.2`` ->
+    (B, 64, 4, 4). The stem
     (``model.stem``) is not a block. ``model.pool`` and ``model.head`` follow.
 
     Parameters
@@ -301,7 +302,7 @@ class SmallResNet(_ImageClassifier):
         Number of classes (the width of the head).
     in_channels : int, default 1
         Image channels (1 for grey, 3 for RGB).
-    widths : sequence of int, default (32, 64)
+    widths : sequence of int, default (16, 32, 64)
         Channels of each stage.
     strides : sequence of int, optional
         Stride of the first block of each stage (default 2 for every stage).
@@ -332,12 +333,12 @@ class SmallResNet(_ImageClassifier):
     ((5,), (5, 8), ('blocks.0',))
     """
 
-    def __init__(self, n_classes=10, in_channels=1, widths=(32, 64), strides=None, stem_width=16,
+    def __init__(self, n_classes=10, in_channels=1, widths=(16, 32, 64), strides=None, stem_width=16,
                  blocks_per_stage=1):
         super().__init__()
         self._init_common(n_classes, in_channels)
         if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__") or len(widths) == 0:
-            raise InputError("widths", f"got {widths!r}", "a non-empty sequence of stage widths such as (32, 64)")
+            raise InputError("widths", f"got {widths!r}", "a non-empty sequence of stage widths such as (16, 32, 64)")
         self.widths = tuple(check_positive_int(w, "widths") for w in widths)
         if strides is None:
             strides = (2,) * len(self.widths)

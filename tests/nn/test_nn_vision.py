@@ -123,16 +123,16 @@ def test_state_dict_carries_fitted_state(kind):
 
 
 def test_resnet_blocks_for_hooks():
-    clf = SmallResNet()  # defaults: 28x28, stages of 32 and 64 channels
+    clf = SmallResNet()  # defaults: 28x28, stages of 16, 32 and 64 channels
     names = dict(clf.named_modules())
-    assert clf.block_names == ("blocks.0", "blocks.1")
+    assert clf.block_names == ("blocks.0", "blocks.1", "blocks.2")
     assert all(names[n] is clf.blocks[i] for i, n in enumerate(clf.block_names))
     shapes = []
     hooks = [b.register_forward_hook(lambda m, i, o: shapes.append(tuple(o.shape))) for b in clf.blocks]
     clf.eval()
     out = clf(torch.rand(3, 1, 28, 28))
     assert out.shape == (3, 10)
-    assert shapes == [(3, 32, 14, 14), (3, 64, 7, 7)]
+    assert shapes == [(3, 16, 14, 14), (3, 32, 7, 7), (3, 64, 4, 4)]
     for h in hooks:
         h.remove()
     # a hook's return value replaces the block output (what PEA's alignment does)
@@ -345,3 +345,39 @@ def test_fashion_classifier_bad_sets(tmp_cache):
 def test_fashion_classifier_real_reaches_90_percent():
     clf = fashion_classifier(rng=0, progress=False)
     assert clf.clean_accuracy_ >= 0.90
+
+
+# ------------------------------------------------------------------------------ validation check power
+def _run_check(**kw):
+    from validation.nn_vision import fashion_classifier_clean_accuracy
+    from validation.registry import Profile
+
+    return fashion_classifier_clean_accuracy(Profile("quick"), np.random.default_rng(0), **kw)
+
+
+def _need_fashion():
+    if not (_pretrained_cls._FASHION_DIR / "t10k-images-idx3-ubyte.gz").exists():
+        pytest.skip("dataset-fashion-mnist is not installed")
+
+
+def test_validation_power_untrained_fails():
+    """An untrained SmallResNet (random weights, fitted standardisation) is at chance: the check fails."""
+    _need_fashion()
+    res = _run_check(_variant="untrained")
+    assert not res.passed
+    assert res.extra["accuracy"] < 0.3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, below", [("shuffled", 0.3), ("undertrained", 0.9)])
+def test_validation_power_trained_variants_fail(variant, below):
+    _need_fashion()
+    res = _run_check(_variant=variant)
+    assert not res.passed and res.extra["accuracy"] < below
+
+
+@pytest.mark.slow
+def test_validation_check_passes_on_the_cached_classifier():
+    _need_fashion()
+    res = _run_check()
+    assert res.passed, res.criteria
