@@ -556,7 +556,7 @@ def fit(model, loss_fn, data, *, val=None, val_fraction=None, epochs=10, batch_s
 
     # ---- seeding: one numpy generator feeds the split, the shuffle generator and the global torch seed ----
     gen_np = as_generator(rng)
-    seed_state = None if rng is None else gen_np.bit_generator.state["state"]["state"] % (2**61)
+    seed_state = None if rng is None else _rng_digest(gen_np)
     if val_fraction is not None:
         n_val = int(round(val_fraction * n))
         if n_val < 1 or n_val >= n:
@@ -569,7 +569,7 @@ def fit(model, loss_fn, data, *, val=None, val_fraction=None, epochs=10, batch_s
     shuffle_gen = torch.Generator().manual_seed(int(gen_np.integers(0, 2**63 - 1)))
     global_seed = int(gen_np.integers(0, 2**63 - 1))
     fingerprint = _fingerprint(n, 0 if val_tensors is None else val_tensors[0].shape[0], epochs, batch_size, lr,
-                               optimizer, weight_decay, schedule, None if seed_state is None else int(seed_state))
+                               optimizer, weight_decay, schedule, seed_state)
 
     model.to(dev)
     model.train()
@@ -601,7 +601,7 @@ def fit(model, loss_fn, data, *, val=None, val_fraction=None, epochs=10, batch_s
         best_state, n_steps, stopped = st["best_state"], st["n_steps"], st["stopped"]
         resumed = len(history)
 
-    devices = [dev] if dev.type == "cuda" else []
+    devices = [dev.index if dev.index is not None else torch.cuda.current_device()] if dev.type == "cuda" else []
     t0, c0 = time.perf_counter(), time.process_time()
     with torch.random.fork_rng(devices=devices):
         if global_state is None:
@@ -668,6 +668,13 @@ def fit(model, loss_fn, data, *, val=None, val_fraction=None, epochs=10, batch_s
                      best_epoch=int(best_epoch), stopped_early=bool(stopped), n_steps=int(n_steps),
                      seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
                      resumed_epochs=resumed)
+
+
+def _rng_digest(gen) -> str:
+    """A short digest of a numpy generator's state (any bit generator), before any draw."""
+    import hashlib
+
+    return hashlib.sha256(repr(gen.bit_generator.state).encode()).hexdigest()[:16]
 
 
 def _batches_count(n, batch_size):
