@@ -261,10 +261,11 @@ class PEAAdapter(BaseEstimator):
 
     # ------------------------------------------------------------------ core
     def _update_target(self, i, X):
+        """EMA update from the rows ``X`` (the big products in X's dtype, the D x D results in float64)."""
         t = X.shape[0]
-        mu_b = X.mean(0)
-        Xc = X - mu_b
-        cov_b = Xc.T @ Xc / max(t - 1, 1) + self._reg * torch.eye(X.shape[1], dtype=X.dtype)
+        mu_b = X.double().mean(0)
+        Xc = X - mu_b.to(X.dtype)
+        cov_b = (Xc.T @ Xc).double() / max(t - 1, 1) + self._reg * torch.eye(X.shape[1], dtype=torch.float64)
         tgt = self._targets[i]
         if tgt is None:
             self._targets[i] = _Target(mu_b, cov_b)
@@ -336,10 +337,10 @@ class PEAAdapter(BaseEstimator):
                     raise InputError("model", f"module {self._mods[i][0]!r} returned a {type(out).__name__}",
                                      "hooked modules that return one tensor")
                 if state["mode"] == "record" or self._one_pass:
-                    rows = self._pass1_rows(out, self._src[i]["kind"]).double()
+                    rows = self._pass1_rows(out, self._src[i]["kind"])
                     s = state["sums"][i]
-                    s["sum"] += rows.sum(0)
-                    s["sq"] += (rows * rows).sum(0)
+                    s["sum"] += rows.sum(0).double()
+                    s["sq"] += (rows * rows).sum(0).double()
                     s["n"] += rows.shape[0]
                     if state["mode"] == "record":
                         return None
@@ -348,13 +349,12 @@ class PEAAdapter(BaseEstimator):
                     state["which"][i] = "skip"
                     return None
                 X2, _ = features_2d(out)
-                Xd = X2.double()
-                if self._update_target(i, Xd):
+                if self._update_target(i, X2):
                     state["spikes"][-1].append(i)
                 kind = "mv" if self._alignment == "mv" or (self._alignment == "switch" and w < self._mvt) else "coral"
                 state["which"][i] = kind
                 M, c = self._affine(i, w, kind)
-                Y = (Xd @ M + c).to(out.dtype)
+                Y = torch.addmm(c.to(out.dtype), X2, M.to(out.dtype))
                 return restore(Y, out)
             return hook
 

@@ -1,0 +1,28 @@
+"""The validation checks P1-P10 pass on the real implementation and fail on the broken variants they name."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from validation.registry import Profile
+import validation.adaptation as va
+
+CHEAP = [("p1_exact_moment_matching", "inverse"), ("p2_grouped_blocks", "full"),
+         ("p3_mv_inverts_affine", "biased-variance"), ("p4_rotation_limitation", "procrustes"),
+         ("p10_switch_and_reset", "no-smoothing")]
+HEAVY = [("p5_backprop_free", "train-mode"), ("p6_cost", "leak"), ("p7_no_shift_safety", "wrong-source"),
+         ("p8_gain_grows_with_severity", "no-alignment"), ("p9_small_batches", "no-regularisation")]
+
+
+@pytest.mark.parametrize("name,variant", CHEAP)
+def test_cheap_check_passes_and_catches_its_broken_variant(name, variant):
+    f = getattr(va, name)
+    assert f(Profile("quick"), np.random.default_rng(0)).passed
+    assert not f(Profile("quick"), np.random.default_rng(0), variant=variant).passed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,variant", HEAVY)
+def test_heavy_check_catches_its_broken_variant(name, variant):
+    f = getattr(va, name)
+    assert not f(Profile("quick"), np.random.default_rng(0), variant=variant).passed
