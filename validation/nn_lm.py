@@ -248,7 +248,7 @@ def lm_sampling_frequencies_match_exact(profile, rng):
                           progress_bar=False)
         G, df, probs, _ = g_test(law, gen)
         thr = float(stats.chi2.ppf(1 - alpha, df))
-        crit.append(Criterion(f"G (T={temperature}, top-p={top_p}), df={df}", G, thr, "<="))
+        crit.append(Criterion(f"G-test (T={temperature}, top-p={top_p}) vs chi2 0.999 quantile", G, thr, "<="))
         rows.append({"sampler": "ours", "T": temperature, "top_p": top_p, "cells": len(law), "df": df, "G": G,
                      "chi2_0.999": thr, "p-value": float(stats.chi2.sf(G, df))})
         if ci == 1:
