@@ -485,6 +485,16 @@ class SampleResult:
     log_prob : torch.Tensor (steps, n) or None
         Per-step log-likelihoods of the transitions (stochastic samplers only).
     seconds : float
+
+    Examples
+    --------
+    >>> from iclr26sci.nn import GaussianFlowOracle, ode_sample
+    >>> r = ode_sample(GaussianFlowOracle(mean=[1.0, -1.0], cov=[[1.0, 0.0], [0.0, 0.5]]), n=100, steps=10,
+    ...                solver="heun", rng=0)
+    >>> r
+    SampleResult(n=100, shape=(2,), solver='heun', steps=10, nfe=20)
+    >>> tuple(r.x.shape), r.nfe
+    ((100, 2), 20)
     """
 
     x: Any

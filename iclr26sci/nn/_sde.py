@@ -392,6 +392,17 @@ class FlowSDE(_GaussianFlowSDE):
         :math:`a` (Flow-GRPO uses 0.7 for SD3.5-M, 0.9 for FLUX); 0 gives the ODE's Euler step.
     shape : tuple, optional
         Event shape of a network without an ``event_shape`` attribute.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from iclr26sci.nn import GaussianFlowOracle, flow_sde
+    >>> sde = flow_sde(GaussianFlowOracle(mean=[1.0, -1.0], cov=[[1.0, 0.0], [0.0, 0.5]]), noise_level=0.7)
+    >>> sde
+    FlowSDE(noise_level=0.7, event_shape=(2,))
+    >>> step = sde.step(torch.zeros(4, 2), 0.5, 0.1, rng=0)
+    >>> step.log_prob(step.sample).shape
+    torch.Size([4])
     """
 
     _kind = "flow-sde"
@@ -414,6 +425,16 @@ class MemorylessSDE(_GaussianFlowSDE):
     Build it with :func:`memoryless_sde`. A control :math:`u(x, t)` enters :meth:`step` as ``control=u``
     (drift :math:`b + g\, u`), the form used by Adjoint Matching and value-function guidance.
     At :math:`t = 0` the step uses :math:`g(h)` (the first grid point), as :class:`FlowSDE` does.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from iclr26sci.nn import GaussianFlowOracle, memoryless_sde
+    >>> sde = memoryless_sde(GaussianFlowOracle(mean=[1.0, -1.0], cov=[[1.0, 0.0], [0.0, 0.5]]))
+    >>> sde
+    MemorylessSDE(event_shape=(2,))
+    >>> sde.step(torch.zeros(3, 2), 0.5, 0.1, rng=0).mean.shape
+    torch.Size([3, 2])
     """
 
     _kind = "memoryless-sde"
