@@ -261,11 +261,20 @@ class PEAAdapter(BaseEstimator):
 
     # ------------------------------------------------------------------ core
     def _update_target(self, i, X):
-        """EMA update from the rows ``X`` (the big products in X's dtype, the D x D results in float64)."""
-        t = X.shape[0]
-        mu_b = X.double().mean(0)
-        Xc = X - mu_b.to(X.dtype)
-        cov_b = (Xc.T @ Xc).double() / max(t - 1, 1) + self._reg * torch.eye(X.shape[1], dtype=torch.float64)
+        """EMA update from the rows ``X`` (T, D), or from a (B, C, H, W) map without a permuted copy."""
+        if X.ndim == 4:  # spatial: sums and Gram matrix straight from the NCHW layout (batched matmul)
+            b, d = X.shape[0], X.shape[1]
+            Xr = X.reshape(b, d, -1)
+            t = Xr.shape[0] * Xr.shape[2]
+            mu_b = Xr.sum((0, 2)).double() / t
+            gram = torch.bmm(Xr, Xr.transpose(1, 2)).sum(0).double()
+            cov_b = (gram - t * torch.outer(mu_b, mu_b)) / max(t - 1, 1)
+        else:
+            t, d = X.shape
+            mu_b = X.double().mean(0)
+            Xc = X - mu_b.to(X.dtype)
+            cov_b = (Xc.T @ Xc).double() / max(t - 1, 1)
+        cov_b = 0.5 * (cov_b + cov_b.T) + self._reg * torch.eye(d, dtype=torch.float64)
         tgt = self._targets[i]
         if tgt is None:
             self._targets[i] = _Target(mu_b, cov_b)
@@ -337,23 +346,30 @@ class PEAAdapter(BaseEstimator):
                     raise InputError("model", f"module {self._mods[i][0]!r} returned a {type(out).__name__}",
                                      "hooked modules that return one tensor")
                 if state["mode"] == "record" or self._one_pass:
-                    rows = self._pass1_rows(out, self._src[i]["kind"])
                     s = state["sums"][i]
-                    s["sum"] += rows.sum(0).double()
-                    s["sq"] += (rows * rows).sum(0).double()
-                    s["n"] += rows.shape[0]
+                    if out.ndim == 4:  # per-channel sums over batch and positions, no permuted copy
+                        s["sum"] += out.sum((0, 2, 3)).double()
+                        s["sq"] += out.square().sum((0, 2, 3)).double()
+                        s["n"] += out.shape[0] * out.shape[2] * out.shape[3]
+                    else:
+                        rows = self._pass1_rows(out, self._src[i]["kind"])
+                        s["sum"] += rows.sum(0).double()
+                        s["sq"] += (rows * rows).sum(0).double()
+                        s["n"] += rows.shape[0]
                     if state["mode"] == "record":
                         return None
                 w = float(state["weights"][i])
                 if w < self._skip:
                     state["which"][i] = "skip"
                     return None
-                X2, _ = features_2d(out)
+                X2 = out if out.ndim == 4 else features_2d(out)[0]
                 if self._update_target(i, X2):
                     state["spikes"][-1].append(i)
                 kind = "mv" if self._alignment == "mv" or (self._alignment == "switch" and w < self._mvt) else "coral"
                 state["which"][i] = kind
                 M, c = self._affine(i, w, kind)
+                if out.ndim == 4:  # X M + c on channels = a 1x1 convolution with weight M^T (no layout copies)
+                    return F.conv2d(out, M.T.to(out.dtype)[:, :, None, None].contiguous(), c.to(out.dtype))
                 Y = torch.addmm(c.to(out.dtype), X2, M.to(out.dtype))
                 return restore(Y, out)
             return hook
