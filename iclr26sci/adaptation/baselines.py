@@ -383,7 +383,7 @@ def ece(probs: np.ndarray, labels: np.ndarray, n_bins: int = 15) -> float:
     --------
     >>> import numpy as np
     >>> round(ece(np.array([[0.9, 0.1], [0.8, 0.2]]), np.array([0, 1])), 3)
-    0.35
+    0.45
     """
     conf = probs.max(1)
     pred = probs.argmax(1)
