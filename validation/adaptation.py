@@ -161,7 +161,7 @@ def _patched(variant, table):
 
 
 # ------------------------------------------------------------------------------------------------ P1
-@check(method="adaptation", paper=PAPER, budget=2,
+@check(method="adaptation", paper=PAPER, budget=10,
        guarantee="P1: with weight 1, momentum 1 and one full group, the aligned block output has exactly the source "
                  "mean and covariance (the first two moments are matched, float64)")
 def p1_exact_moment_matching(profile, rng, variant=None):

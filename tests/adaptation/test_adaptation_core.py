@@ -221,3 +221,37 @@ def test_foa_lite_on_vit():
 def test_ece_perfect_calibration_is_zero():
     p = np.array([[1.0, 0.0], [0.0, 1.0]])
     assert baselines.ece(p, np.array([0, 1])) == 0.0
+
+
+def test_auto_detects_resnet_layers_and_transformer_modulelists():
+    class TinyTV(nn.Module):  # torchvision-style layer1..layer4
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 4, 3, padding=1)
+            self.layer1 = nn.Sequential(nn.Conv2d(4, 4, 3, padding=1), nn.ReLU())
+            self.layer2 = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1))
+            self.fc = nn.Linear(8, 2)
+
+        def forward(self, x):
+            h = self.layer2(self.layer1(self.conv1(x)))
+            return self.fc(h.mean((2, 3)))
+
+    class Enc(nn.Module):  # a transformer-style ModuleList of identical blocks under another name
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+            self.out = nn.Linear(4, 2)
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = torch.tanh(layer(x))
+            return self.out(x)
+
+    t = TinyTV().eval()
+    s = SourceStats.fit(t, torch.rand(6, 1, 6, 6), group_size=None)
+    assert s.module_names_ == ("layer1.0", "layer1.1", "layer2.0") and s.head_name_ == "fc"
+    e = Enc().eval()
+    s2 = SourceStats.fit(e, torch.randn(10, 4), group_size=2)
+    assert s2.module_names_ == ("layers.0", "layers.1", "layers.2")
+    out = PEAAdapter(e, s2, views=("orig",)).predict(torch.randn(5, 4))
+    assert out.shape == (5, 2)
