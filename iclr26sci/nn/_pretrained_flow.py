@@ -31,7 +31,8 @@ DIGITS_DEFAULTS = {
     "p_uncond": 0.1, "path": "linear", "test_fraction": 0.2, "split_seed": 0,
 }
 #: how the stored sample quality is measured (class-balanced samples, ODE solver, guidance weight)
-EVAL_DEFAULTS = {"n": 500, "steps": 20, "solver": "heun", "guidance": 2.0, "seed": 12345}
+FASHION_EVAL = {"n": 500, "steps": 20, "solver": "heun", "guidance": 2.0, "seed": 12345}
+DIGITS_EVAL = {"n": 500, "steps": 20, "solver": "heun", "guidance": 1.0, "seed": 12345}
 
 FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
                    "Ankle boot")
@@ -248,7 +249,7 @@ def fashion_flow(rng=0, *, train=None, test=None, n_train=None, epochs=None, cla
         raise InputError("n_train", f"is {settings['n_train']} but the training set holds {len(xtr)} images",
                          f"at most {len(xtr)}")
     if evaluate:
-        settings["eval"] = dict(EVAL_DEFAULTS)
+        settings["eval"] = dict(FASHION_EVAL)
         settings["judge"] = "fashion_classifier(rng=0)" if classifier is None else "custom"
     arch = dict(n_classes=10, in_channels=1, image_size=28, base=settings["arch"]["base"],
                 channel_mult=tuple(settings["arch"]["channel_mult"]), n_res=settings["arch"]["n_res"],
@@ -280,7 +281,7 @@ def fashion_flow(rng=0, *, train=None, test=None, n_train=None, epochs=None, cla
 
                 judge = fashion_classifier(rng=0)
             xte, yte = test.arrays() if test is not None else _fashion_arrays("test")
-            ev = dict(EVAL_DEFAULTS)
+            ev = dict(FASHION_EVAL)
             rest = np.arange(n, len(xtr)) if n + ev["n"] <= len(xtr) else np.arange(len(xtr))
             metrics.update(fashion_sample_quality(fm, judge, (xte, yte), reference=(xtr[rest], ytr[rest]), **ev))
         built["fm"] = fm
@@ -384,7 +385,7 @@ def digits_flow(rng=0, *, epochs=None, evaluate=True, rebuild=False, progress=Tr
     check_bool(progress, "progress")
     settings["data"] = "sklearn.datasets.load_digits / 16"
     if evaluate:
-        settings["eval"] = dict(EVAL_DEFAULTS)
+        settings["eval"] = dict(DIGITS_EVAL)
         settings["judge"] = "LogisticRegression(C=1) on the training split"
     (xtr, ytr), (xte, yte) = _digits_split(settings["test_fraction"], settings["split_seed"])
     a = settings["arch"]
@@ -409,7 +410,7 @@ def digits_flow(rng=0, *, epochs=None, evaluate=True, rebuild=False, progress=Tr
                    "train_cpu_seconds": float(fm.fit_result_.cpu_seconds)}
         if evaluate:
             judge = digits_judge((xtr, ytr))
-            metrics.update(digits_sample_quality(fm, judge, (xte, yte), reference=(xtr, ytr), **EVAL_DEFAULTS))
+            metrics.update(digits_sample_quality(fm, judge, (xte, yte), reference=(xtr, ytr), **DIGITS_EVAL))
         built["fm"] = fm
         return net, metrics
 

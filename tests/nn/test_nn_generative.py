@@ -206,7 +206,8 @@ def tmp_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv("ICLR26SCI_CACHE", str(tmp_path))
     # a cheap quality evaluation (the defaults take tens of seconds)
-    monkeypatch.setattr(pf, "EVAL_DEFAULTS", {"n": 40, "steps": 2, "solver": "euler", "guidance": 2.0, "seed": 1})
+    for name in ("FASHION_EVAL", "DIGITS_EVAL"):
+        monkeypatch.setattr(pf, name, {"n": 40, "steps": 2, "solver": "euler", "guidance": 2.0, "seed": 1})
     return tmp_path
 
 
