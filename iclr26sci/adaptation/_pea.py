@@ -201,7 +201,7 @@ class PEAAdapter(BaseEstimator):
             num(self.entropy_threshold, "entropy_threshold", 0.0, None, allow_inf=True)
         self._floor = (1e-6 if token else 0.0) if self.spike_floor is None else num(self.spike_floor, "spike_floor", 0.0, None)
         self._crop = num(self.crop_ratio, "crop_ratio", 0.0, 1.0, lo_open=True)
-        self._skip = num(self.skip_threshold, "skip_threshold", 0.0, 1.0)
+        self._skip = num(self.skip_threshold, "skip_threshold", 0.0, None, allow_inf=True)
         self._mvt = num(self.mv_threshold, "mv_threshold", 0.0, 1.0)
         self._eps = num(self.eps, "eps", 0.0, None)
         self._reg = num(self.reg, "reg", 0.0, None)
