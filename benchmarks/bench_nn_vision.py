@@ -56,7 +56,7 @@ def _hand_loop(net, X, y, epochs, batch_size, lr, weight_decay, seed):
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
         last = total / n
     net.eval()
     return last

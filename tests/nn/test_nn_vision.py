@@ -360,12 +360,24 @@ def _need_fashion():
         pytest.skip("dataset-fashion-mnist is not installed")
 
 
-def test_validation_power_untrained_fails():
-    """An untrained SmallResNet (random weights, fitted standardisation) is at chance: the check fails."""
+def test_validation_power_untrained_with_false_stored_accuracy_fails(monkeypatch):
+    """An untrained SmallResNet (random weights, fitted standardisation) served from the 'cache' with a stored
+    accuracy of 0.95 that does not belong to it: both criteria fail (accuracy at chance; stored != measured)."""
     _need_fashion()
-    res = _run_check(_variant="untrained")
+    import iclr26sci.nn as nnpkg
+    from validation.nn_vision import _broken_model
+
+    def fake(rng=0, progress=True):
+        clf, _ = _broken_model("untrained", np.random.default_rng(0))
+        clf.clean_accuracy_ = 0.95
+        clf.meta_ = {"cached": True, "metrics": {}}
+        return clf
+
+    monkeypatch.setattr(nnpkg, "fashion_classifier", fake, raising=False)
+    res = _run_check()
     assert not res.passed
     assert res.extra["accuracy"] < 0.3
+    assert [c.passed for c in res.criteria] == [False, False]
 
 
 @pytest.mark.slow
