@@ -238,5 +238,5 @@ BAD_INPUT_EXEMPT = {
     "data_adapters.load_deepmimic_skeleton": "takes no arguments (reads the URDF shipped with pybullet)",
     "data_adapters.Joint": "a record the parsers build",
     "data_adapters.DEEPMIMIC_TO_MUJOCO": "a constant dict of body names",
-    "data_adapters.DEEPMIMIC_SCALE": "a constant",
+    "data_adapters.DEEPMIMIC_SCALE": "a constant float (the DeepMimic model scale)",
 }
