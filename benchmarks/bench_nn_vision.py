@@ -71,6 +71,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="12,000 training images and 1 epoch (else 60,000 and 3)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    ap.add_argument("--repeat", type=int, default=2, help="timed runs of each loop, alternating (best kept)")
     args = ap.parse_args(argv)
 
     import torch
@@ -95,21 +96,30 @@ def main(argv=None):
         base.input_shape.copy_(torch.tensor(train.shape))
         base.input_mean.copy_(torch.from_numpy(X.mean(axis=(0, 2, 3))))
         base.input_std.copy_(torch.from_numpy(X.std(axis=(0, 2, 3))))
-    ours, ref = copy.deepcopy(base), copy.deepcopy(base)
 
     def ce(m, xb, yb):
         return F.cross_entropy(m(xb), yb)
 
-    t = _clock()
-    res = fit(ours, ce, (X, y), epochs=epochs, batch_size=bs, lr=lr, optimizer="adamw", weight_decay=wd, rng=0,
-              progress=False)
-    w_ours, c_ours = _since(t)
-    t = _clock()
-    ref_loss = _hand_loop(ref, X, y, epochs, bs, lr, wd, seed=0)
-    w_ref, c_ref = _since(t)
+    # warm-up (oneDNN kernel creation, first-touch memory), then alternate the two loops and keep each one's best
+    _hand_loop(copy.deepcopy(base), X[:2048], y[:2048], 1, bs, lr, wd, seed=1)
+    w_ours = c_ours = w_ref = c_ref = float("inf")
+    for rep in range(args.repeat):
+        for which in (("ref", "ours") if rep % 2 == 0 else ("ours", "ref")):
+            net = copy.deepcopy(base)
+            t = _clock()
+            if which == "ours":
+                res = fit(net, ce, (X, y), epochs=epochs, batch_size=bs, lr=lr, optimizer="adamw", weight_decay=wd,
+                          rng=0, progress=False)
+                w, c = _since(t)
+                ours, w_ours, c_ours = net, min(w_ours, w), min(c_ours, c)
+            else:
+                ref_loss = _hand_loop(net, X, y, epochs, bs, lr, wd, seed=0)
+                w, c = _since(t)
+                ref, w_ref, c_ref = net, min(w_ref, w), min(c_ref, c)
     a_ours, se_ours = _accuracy(ours, test)
     a_ref, se_ref = _accuracy(ref, test)
-    print_table("fit vs a hand-written loop (same SmallResNet, initial weights, data, epochs, batch, AdamW, constant lr)", [
+    print_table("fit vs a hand-written loop (same SmallResNet, initial weights, data, epochs, batch, AdamW, constant lr; "
+                f"best of {args.repeat}, alternating, after a warm-up)", [
         {"loop": "iclr26sci.nn.fit", "wall s": w_ours, "CPU s": c_ours, "final train loss": res.train_loss[-1],
          "test acc": a_ours, "SE": se_ours},
         {"loop": "hand-written", "wall s": w_ref, "CPU s": c_ref, "final train loss": ref_loss, "test acc": a_ref,
