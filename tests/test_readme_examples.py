@@ -27,7 +27,7 @@ def _examples():
 
 def test_readme_has_one_example_per_method():
     ids = [p.id for p in _examples()]
-    assert {"causal", "games", "kernels", "embeddings", "imitation"} <= set(ids), ids
+    assert {"causal", "games", "kernels", "embeddings", "imitation", "nn", "adaptation", "geom"} <= set(ids), ids
 
 
 @pytest.mark.slow
