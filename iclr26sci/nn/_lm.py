@@ -23,6 +23,7 @@ from iclr26sci.core import (InputError, check_bool, check_in_range, check_memory
                             progress, torch_generator)
 
 from . import _lm_sample
+from ._train import _check_device
 from ._lm_load import (SMOLLM2, TINY_CHARS, build_tiny, cache_root, cached_dir_for, convert_gguf, entry_complete,
                        require_llm_extra, smollm2_gguf)
 
@@ -48,20 +49,6 @@ def _check_dtype(dtype):
     return getattr(torch, dtype)
 
 
-def _check_device(device):
-    import torch
-
-    if device is None:
-        return torch.device("cpu")
-    if not isinstance(device, (str, torch.device)):
-        raise InputError("device", f"got {type(device).__name__}", "None or a torch device name such as 'cpu' or 'cuda'")
-    try:
-        dev = torch.device(device)
-        torch.empty(0, device=dev)
-    except (RuntimeError, ValueError, AssertionError) as exc:
-        raise InputError("device", f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
-                         "an available torch device such as 'cpu'") from None
-    return dev
 
 
 def load_lm(name_or_path: str = "smollm2-135m", *, dtype="float32", device=None, cache_dir=None) -> "LanguageModel":

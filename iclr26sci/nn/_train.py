@@ -328,15 +328,25 @@ def _model_dtype_device(model, device):
     if device is None:
         dev = p.device if p is not None else torch.device("cpu")
     else:
-        if not isinstance(device, (str, torch.device)):
-            raise InputError("device", f"got {type(device).__name__}", "None, or a torch device such as 'cpu' or 'cuda'")
-        try:
-            dev = torch.device(device)
-            torch.empty(0, device=dev)
-        except (RuntimeError, ValueError, AssertionError) as exc:
-            raise InputError("device", f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
-                             "an available torch device such as 'cpu'") from None
+        dev = _check_device(device)
     return dtype, dev
+
+
+def _check_device(device):
+    """The torch device named by ``device`` (None: the CPU), or an InputError if torch cannot use it here."""
+    import torch
+
+    if device is None:
+        return torch.device("cpu")
+    if not isinstance(device, (str, torch.device)):
+        raise InputError("device", f"got {type(device).__name__}", "None or a torch device name such as 'cpu' or 'cuda'")
+    try:
+        dev = torch.device(device)
+        torch.empty(0, device=dev)
+    except (RuntimeError, ValueError, AssertionError) as exc:
+        raise InputError("device", f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
+                         "an available torch device such as 'cpu'") from None
+    return dev
 
 
 def _make_optimizer(optimizer, params, lr, weight_decay):
