@@ -9,7 +9,7 @@ Parts (each is also a script of its own, with its own options):
 - ``bench_nn_vision.py``: ``fit`` against a hand-written loop; SmallResNet and SmallViT time and accuracy.
 
 Run: ``python benchmarks/bench_nn.py [--only lm,flow,...] [--quick]``. ``--quick`` is passed to every part
-that accepts it.
+that has that option.
 """
 from __future__ import annotations
 
@@ -38,7 +38,9 @@ def main(argv=None):
         print(f"\n# nn / {part}  ({os.path.basename(path)})", flush=True)
         t0 = time.perf_counter()
         saved = sys.argv
-        sys.argv = [path] + (["--quick"] if args.quick else [])
+        with open(path) as f:
+            takes_quick = '"--quick"' in f.read()
+        sys.argv = [path] + (["--quick"] if args.quick and takes_quick else [])
         try:
             runpy.run_path(path, run_name="__main__")
         except SystemExit as exc:  # a part's argparse or explicit exit
