@@ -236,8 +236,9 @@ class _GaussianFlowSDE:
          self.dtype) = _resolve_velocity(fm, shape)
 
     # -- the schedule ---------------------------------------------------------------------------
-    def _a2(self, t):   # squared noise level a(t)^2 in g(t)^2 = a^2 (1 - t) / t
-        raise NotImplementedError
+    def _a2(self, t):
+        """The squared noise level a(t)^2 in g(t)^2 = a^2 (1 - t) / t; FlowSDE and MemorylessSDE define it."""
+        raise NotImplementedError(f"{type(self).__name__} must define its noise schedule _a2(t)")
 
     def diffusion(self, t, dt=None):
         r"""Diffusion coefficient :math:`g(t)` (at :math:`t = 0` evaluated at :math:`t + dt`, the first grid point)."""
