@@ -34,6 +34,10 @@ METHODS: dict[str, tuple[str, str]] = {
     "geom": ("validation.geom", "Shared 3-D layer: transforms, cameras, pure-torch Gaussian rasterizer"),
     "nn": ("validation.nn", "Shared neural layer: flow matching and its SDE, small vision models, offline language model"),
     "adaptation": ("validation.adaptation", "Backprop-free test-time adaptation by progressive embedding alignment (PEA, OpenReview 7kLNGaAHaw)"),
+    "rl": ("validation.rl", "Risk-sensitive GRPO for RL with verifiable rewards (RS-GRPO, arXiv:2509.24261)"),
+    "tempflow": ("validation.tempflow", "TempFlow-GRPO: timing-aware GRPO for flow models (arXiv:2508.04324)"),
+    "value_matching": ("validation.value_matching", "Value Matching: gradient-free reward-guided flow adaptation (OpenReview 7iXt44Actj)"),
+    "microsim": ("validation.microsim", "MicroWorldBench rubric scoring and microscale simulators (MicroVerse, arXiv:2603.00585)"),
 }
 
 

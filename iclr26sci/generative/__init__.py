@@ -1,0 +1,43 @@
+"""Method layer: reward-guided and reward-fine-tuned generative flow models.
+
+Two papers share this sub-package, one public module each:
+
+- :mod:`iclr26sci.generative.tempflow`: TempFlow-GRPO (He et al., "TempFlow-GRPO: When Timing Matters for GRPO
+  in Flow Models", arXiv:2508.04324), with Flow-GRPO, DanceGRPO and MixGRPO as modes of one trainer;
+- :mod:`iclr26sci.generative.value_matching`: Value Matching ("Value Matching: Scalable and Gradient-Free
+  Reward-Guided Flow Adaptation", OpenReview 7iXt44Actj), with classifier guidance, training-free gradient
+  guidance, best-of-N and Adjoint Matching as peers.
+
+Both are built on :mod:`iclr26sci.nn` (flow matching, its SDE, the cached flow models and classifier, the diffusers
+bridge). Each module's public names are listed in its ``__all__``; the package re-exports them lazily (PEP 562),
+reading those lists from the source without importing the modules, so ``import iclr26sci.generative`` loads no
+torch.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+from iclr26sci.core._lazy import lazy_loader
+
+#: the public modules whose ``__all__`` this package re-exports
+_MODULES = ("tempflow", "value_matching")
+
+
+def _names(module: str) -> list[str]:
+    """The literal ``__all__`` of ``module``'s source file (empty while the module does not exist)."""
+    path = pathlib.Path(__file__).with_name(f"{module}.py")
+    if not path.exists():
+        return []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return []
+
+
+#: public name -> the module that defines it
+_WHERE = {name: mod for mod in _MODULES for name in _names(mod)}
+
+__all__ = list(_WHERE)
+
+__getattr__, __dir__ = lazy_loader(__name__, _WHERE)
