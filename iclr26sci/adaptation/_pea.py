@@ -261,20 +261,32 @@ class PEAAdapter(BaseEstimator):
 
     # ------------------------------------------------------------------ core
     def _update_target(self, i, X):
-        """EMA update from the rows ``X`` (T, D), or from a (B, C, H, W) map without a permuted copy."""
+        """EMA update from the rows ``X`` (T, D), or from a (B, C, H, W) map without a permuted copy.
+
+        The batch covariance is computed in the features' dtype (token rows shifted by the source mean, one
+        copy and one matrix product; spatial maps as an uncentred batched Gram matrix), then finished in
+        float64 on the small ``D x D`` matrix. It is symmetric up to rounding, and ``eigh`` reads only its
+        lower triangle.
+        """
+        src = self._src[i]
         if X.ndim == 4:  # spatial: sums and Gram matrix straight from the NCHW layout (batched matmul)
+            # (uncentred in the features' dtype: a shifted copy of the whole map costs more than it gains)
             b, d = X.shape[0], X.shape[1]
+            sh = None
             Xr = X.reshape(b, d, -1)
             t = Xr.shape[0] * Xr.shape[2]
-            mu_b = Xr.sum((0, 2)).double() / t
+            s = Xr.sum(-1).sum(0).double()
             gram = torch.bmm(Xr, Xr.transpose(1, 2)).sum(0).double()
-            cov_b = (gram - t * torch.outer(mu_b, mu_b)) / max(t - 1, 1)
         else:
             t, d = X.shape
-            mu_b = X.double().mean(0)
-            Xc = X - mu_b.to(X.dtype)
-            cov_b = (Xc.T @ Xc).double() / max(t - 1, 1)
-        cov_b = 0.5 * (cov_b + cov_b.T) + self._reg * torch.eye(d, dtype=torch.float64)
+            sh = src["mu"].to(X.dtype)
+            Xc = X - sh
+            s = Xc.sum(0).double()
+            gram = (Xc.T @ Xc).double()
+        ms = s / t
+        mu_b = ms if sh is None else sh.double() + ms
+        cov_b = (gram - t * torch.outer(ms, ms)) / max(t - 1, 1)
+        cov_b.diagonal().add_(self._reg)
         tgt = self._targets[i]
         if tgt is None:
             self._targets[i] = _Target(mu_b, cov_b)
@@ -293,16 +305,17 @@ class PEAAdapter(BaseEstimator):
     def _affine(self, i, w, kind_of_alignment):
         """``(M, c)`` with ``X -> X M + c`` equal to ``(1 - w) X + w Y``."""
         src, tgt = self._src[i], self._targets[i]
-        d = src["mu"].shape[0]
-        eye = torch.eye(d, dtype=torch.float64)
         if kind_of_alignment == "mv":
             var_t = tgt.cov.diagonal().clamp_min(self._eps)
             scale = ((src["var"] + self._eps) / (var_t + self._eps)).sqrt()
-            A = torch.diag(scale)
+            M = torch.diag(w * scale)
+            b = src["mu"] - tgt.mu * scale
         else:
             A = coral_map(tgt.cov, src["sqrt"], src["g"], self._eps)
-        b = src["mu"] - tgt.mu @ A
-        return (1 - w) * eye + w * A, w * b
+            b = src["mu"] - tgt.mu @ A
+            M = w * A
+        M.diagonal().add_(1.0 - w)
+        return M, w * b
 
     def _pass1_rows(self, out, kind):
         if kind == "tokens" and self._pass1_tokens == "cls":
@@ -313,8 +326,8 @@ class PEAAdapter(BaseEstimator):
         d = []
         for i, s in enumerate(sums):
             n = s["n"]
-            mu = s["sum"] / n
-            var = ((s["sq"] - n * mu * mu) / max(n - 1, 1)).clamp_min(0.0)
+            mu = torch.stack(s["sum"]).double().sum(0) / n
+            var = ((torch.stack(s["sq"]).double().sum(0) - n * mu * mu) / max(n - 1, 1)).clamp_min(0.0)
             d.append(float(torch.linalg.vector_norm(self._src[i]["mu"] - mu) +
                            torch.linalg.vector_norm(self._src[i]["var"] - var)))
         return np.asarray(d)
@@ -347,14 +360,18 @@ class PEAAdapter(BaseEstimator):
                                      "hooked modules that return one tensor")
                 if state["mode"] == "record" or self._one_pass:
                     s = state["sums"][i]
-                    if out.ndim == 4:  # per-channel sums over batch and positions, no permuted copy
-                        s["sum"] += out.sum((0, 2, 3)).double()
-                        s["sq"] += out.square().sum((0, 2, 3)).double()
-                        s["n"] += out.shape[0] * out.shape[2] * out.shape[3]
+                    # per-channel sums (no permuted copy), kept per view; combined in float64 in _scores
+                    if out.ndim == 4:
+                        # reductions along the contiguous last axis, the squares through a norm: no
+                        # temporary the size of the map (about half the time of square().sum((0, 2, 3)))
+                        r = out.reshape(out.shape[0], out.shape[1], -1)
+                        s["sum"].append(r.sum(-1).sum(0))
+                        s["sq"].append(torch.linalg.vector_norm(r, dim=-1).square().sum(0))
+                        s["n"] += r.shape[0] * r.shape[2]
                     else:
                         rows = self._pass1_rows(out, self._src[i]["kind"])
-                        s["sum"] += rows.sum(0).double()
-                        s["sq"] += (rows * rows).sum(0).double()
+                        s["sum"].append(rows.sum(0))
+                        s["sq"].append(torch.linalg.vector_norm(rows, dim=0).square())
                         s["n"] += rows.shape[0]
                     if state["mode"] == "record":
                         return None
@@ -368,15 +385,18 @@ class PEAAdapter(BaseEstimator):
                 kind = "mv" if self._alignment == "mv" or (self._alignment == "switch" and w < self._mvt) else "coral"
                 state["which"][i] = kind
                 M, c = self._affine(i, w, kind)
-                if out.ndim == 4:  # X M + c on channels = a 1x1 convolution with weight M^T (no layout copies)
-                    return F.conv2d(out, M.T.to(out.dtype)[:, :, None, None].contiguous(), c.to(out.dtype))
+                if out.ndim == 4:
+                    # X M + c on the channels of every position: M^T @ (C, H*W) per image, one batched
+                    # matmul on the NCHW layout (no permuted copy; 3-8x faster than a 1x1 convolution on CPU)
+                    b, d = out.shape[:2]
+                    Y = torch.matmul(M.T.to(out.dtype).contiguous(), out.reshape(b, d, -1))
+                    return Y.add_(c.to(out.dtype)[:, None]).view(out.shape)
                 Y = torch.addmm(c.to(out.dtype), X2, M.to(out.dtype))
                 return restore(Y, out)
             return hook
 
         def fresh_sums():
-            return [{"sum": torch.zeros(s["mu"].shape[0], dtype=torch.float64),
-                     "sq": torch.zeros(s["mu"].shape[0], dtype=torch.float64), "n": 0} for s in self._src]
+            return [{"sum": [], "sq": [], "n": 0} for _ in self._src]
 
         handles = [m.register_forward_hook(make_hook(i)) for i, (_, m) in enumerate(self._mods)]
         n_fwd = 0
