@@ -57,7 +57,7 @@ from ._tf_schedule import (OFFICIAL_OMEGA_CONSTANT, WEIGHTINGS, _check_steps, gr
                            noise_aware_weights_np, sd3_sigmas, sd3_times, step_noise_scales)
 
 __all__ = ["FlowGRPOTrainer", "GRPOHistory", "noise_aware_weights", "sd3_time_grid", "group_advantages",
-           "grpo_loss", "classifier_reward", "target_reward", "DiffusersFlowModel", "MODES",
+           "grpo_loss", "class_reward", "target_reward", "DiffusersFlowModel", "MODES",
            "OFFICIAL_OMEGA_CONSTANT"]
 
 #: the trainer's modes
@@ -196,8 +196,8 @@ def group_advantages(rewards, group_by="seed", eps=1e-4, clip=5.0):
     >>> from iclr26sci.generative import group_advantages
     >>> R = np.array([[[[0.0, 1.0], [5.0, 5.0]], [[2.0, 3.0], [0.0, 10.0]]]])    # 1 prompt, 2 seeds, 2 steps, 2 branches
     >>> group_advantages(R, "seed")[0, :, :, 0].round(3)
-    array([[-1.   ,  0.   ],
-           [-1.   , -1.   ]])
+    array([[-1.,  0.],
+           [-1., -1.]])
     >>> group_advantages(R, "prompt")[0, :, 0, :].round(3)
     array([[-1.342, -0.447],
            [ 0.447,  1.342]])
@@ -290,7 +290,7 @@ def grpo_loss(step, ref_step, x_next, logp_old, advantages, weights=None, clip=0
 
 
 # ------------------------------------------------------------------------------------------ rewards
-def classifier_reward(classifier, kind="prob", target=None, clamp=(0.0, 1.0), shape=None):
+def class_reward(classifier, kind="prob", target=None, clamp=(0.0, 1.0), shape=None):
     r"""A reward from a classifier: the probability (differentiable), log-probability or top-1 indicator
     (non-differentiable) of the prompt's class.
 
@@ -319,9 +319,9 @@ def classifier_reward(classifier, kind="prob", target=None, clamp=(0.0, 1.0), sh
     --------
     >>> import numpy as np, torch
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from iclr26sci.generative import classifier_reward
+    >>> from iclr26sci.generative import class_reward
     >>> clf = LogisticRegression().fit(np.array([[0.0], [1.0], [0.1], [0.9]]), [0, 1, 0, 1])
-    >>> r = classifier_reward(clf, kind="top1", clamp=None)
+    >>> r = class_reward(clf, kind="top1", clamp=None)
     >>> r(torch.tensor([[0.0], [1.0]]), np.array([0, 0])).tolist()
     [1.0, 0.0]
     """
@@ -499,12 +499,10 @@ class FlowGRPOTrainer(BaseEstimator):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from iclr26sci.nn import FlowMatching, VelocityMLP
+    >>> import torch
+    >>> from iclr26sci.nn import VelocityMLP
     >>> from iclr26sci.generative import FlowGRPOTrainer, target_reward
-    >>> rng = np.random.default_rng(0)
-    >>> fm = FlowMatching(VelocityMLP(2, hidden=(32, 32)), p_uncond=0.0).fit(
-    ...     rng.normal(size=(512, 2)), epochs=2, batch_size=128, rng=0, progress=False)
+    >>> fm = VelocityMLP(2, hidden=(32, 32))      # any velocity network net(x, t, cond); here untrained
     >>> tr = FlowGRPOTrainer(fm, target_reward([1.0, 1.0]), mode="tempflow", steps=4, branches=3,
     ...                      seeds_per_prompt=2, lr=1e-3, rng=0, progress=False)
     >>> tr.fit(None, n_updates=2).history_["reward_calls"].tolist()        # 2 seeds x 3 branches x 3 steps
