@@ -15,6 +15,43 @@ GREY_CORRUPTIONS = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_no
 RGB_CORRUPTIONS = GREY_CORRUPTIONS[:11] + ("saturate",) + GREY_CORRUPTIONS[11:]
 
 
+def _builtin(shape, corruptions, backend):
+    """The built-in engine as ``corrupt(images, c, s, rng)``, after checking the names for these images."""
+    import functools
+
+    from . import _corrupt
+
+    if shape[1] not in (1, 3):
+        raise InputError("data", f"has {shape[1]} channels", "1 (grey) or 3 (RGB) channels for the built-in corruptions")
+    h, w = shape[2:]
+    if backend == "auto":
+        backend = "cifar-c" if min(h, w) < 32 else "imagenet-c"
+    if backend == "imagenet-c":
+        if min(h, w) < 32:
+            raise InputError("backend", f"is 'imagenet-c' for {h}x{w} images",
+                             "images of at least 32x32 px for imagecorruptions, or backend='cifar-c'")
+        try:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                from imagecorruptions import get_corruption_names
+        except ImportError as exc:
+            raise ImportError("CorruptedStream(backend='imagenet-c') needs the package 'imagecorruptions' (extra "
+                              "'vision': pip install \"iclr26sci[vision]\"); or pass backend='cifar-c' or a "
+                              "corrupt= callable") from exc
+        known = tuple(get_corruption_names("all"))
+    else:
+        known = tuple(_corrupt.CIFAR_C)
+    for c in corruptions:
+        if c not in known:
+            raise InputError("corruptions", f"holds {c!r}, which the {backend!r} engine does not implement",
+                             "names from " + ", ".join(known) + " (or a corrupt= callable)")
+        if c == "saturate" and shape[1] != 3:
+            raise InputError("corruptions", "holds 'saturate' but the images are grey", "RGB images for 'saturate'")
+    return functools.partial(_corrupt.corrupt, backend=backend)
+
+
 class StreamBatch(NamedTuple):
     """One test batch: ``images`` (float32 tensor), ``labels`` (int64 tensor), and per-image ``corruption`` / ``severity``.
 
@@ -41,6 +78,8 @@ class CorruptedStream:
     r"""A test stream of corrupted images, in batches, over corruptions x severities.
 
     Each domain ``(c, s)`` is the whole image set (or ``n_per_domain`` images drawn from it) corrupted by
+    the built-in engine (the common corruptions of Hendrycks and Dietterich 2019, the same images as
+    ``data_adapters.corruptions.corrupt_images(x, c, s, rng, backend=backend)``) or by a user's
     ``corrupt(images, c, s, rng)``; every domain has its own seed (spawned from ``rng``) so the stream is
     the same each time it is iterated. ``order="continual"`` yields domain after domain (severity-major
     within each corruption: c1 s1..., the PEA/Tent protocol), each domain's images in a seeded random
@@ -59,10 +98,15 @@ class CorruptedStream:
     order : {"continual", "shuffled"}, default "continual"
     batch_size : int, default 64
     rng : seed, default 0
-    corrupt : callable
-        ``corrupt(images, corruption, severity, rng) -> images`` (numpy in and out), e.g.
-        ``functools.partial(data_adapters.corruptions.corrupt_images, backend="cifar-c")``. Required (this
-        package does not import the data adapters) unless every severity is 0.
+    corrupt : callable, optional
+        ``corrupt(images, corruption, severity, rng) -> images`` (numpy in and out) replacing the built-in
+        engine, e.g. another corruption library.
+    backend : {"auto", "cifar-c", "imagenet-c"}, default "auto"
+        Constants and engine of the built-in corruptions (ignored with ``corrupt``): ``"cifar-c"``, the
+        CIFAR-10-C constants on a numpy / scipy engine for any image size (the 14 grey or 15 RGB corruptions
+        of ``corruptions="all"``); ``"imagenet-c"``, the ImageNet-C constants through the ``imagecorruptions``
+        package (extra ``vision``; images of at least 32 px); ``"auto"``: ``"cifar-c"`` below 32 px, else
+        ``"imagenet-c"`` (as ``data_adapters.corruptions``).
     n_per_domain : int, optional
         Images per domain (drawn without replacement, seeded); default: all.
     cache : bool, default True
@@ -76,10 +120,13 @@ class CorruptedStream:
     >>> st = CorruptedStream((X, y), corruptions=["noise"], severity=[1, 5], batch_size=4, corrupt=noise)
     >>> len(st), [b.domain for b in st]
     (6, ['noise-1', 'noise-1', 'noise-1', 'noise-5', 'noise-5', 'noise-5'])
+    >>> st = CorruptedStream((X, y), corruptions="all", severity=5, batch_size=5)   # built-in CIFAR-10-C engine
+    >>> len(st.domains), st.domains[0], next(iter(st)).images.shape
+    (14, ('gaussian_noise', 5), torch.Size([5, 1, 8, 8]))
     """
 
     def __init__(self, data, corruptions="all", severity=5, order="continual", batch_size=64, rng=0, *,
-                 corrupt=None, n_per_domain=None, cache=True):
+                 corrupt=None, backend="auto", n_per_domain=None, cache=True):
         if hasattr(data, "images") and hasattr(data, "labels"):
             X, y = data.images, data.labels
         elif isinstance(data, tuple) and len(data) == 2:
@@ -121,11 +168,14 @@ class CorruptedStream:
             raise InputError("severity", f"got {severity!r}", "integers in 0..5 (0 = clean)")
         self.order = check_option(order, "order", ("continual", "shuffled"))
         self.batch_size = check_positive_int(batch_size, "batch_size")
-        if corrupt is None and any(s > 0 for s in sev):
-            raise InputError("corrupt", "is missing", "a callable corrupt(images, corruption, severity, rng), e.g. "
-                             "functools.partial(data_adapters.corruptions.corrupt_images, backend='cifar-c')")
         if corrupt is not None and not callable(corrupt):
             raise InputError("corrupt", f"got {type(corrupt).__name__}", "a callable corrupt(images, corruption, severity, rng)")
+        self.backend = check_option(backend, "backend", ("auto", "cifar-c", "imagenet-c"))
+        if corrupt is None and any(s > 0 for s in sev):
+            if X.min() < 0 or X.max() > 1:
+                raise InputError("data", f"has intensities in [{X.min():.3g}, {X.max():.3g}]",
+                                 "images in [0, 1] for the built-in corruptions (or a corrupt= callable)")
+            corrupt = _builtin(X.shape, corruptions, self.backend)
         n = X.shape[0] if n_per_domain is None else check_positive_int(n_per_domain, "n_per_domain")
         if n > X.shape[0]:
             raise InputError("n_per_domain", f"is {n} but data holds {X.shape[0]} images", f"at most {X.shape[0]}")

@@ -146,9 +146,22 @@ def test_corrupted_stream_bad():
     with pytest.raises(InputError, match="data"):
         CorruptedStream(X, corrupt=f)
     with pytest.raises(InputError, match="corrupt"):
-        CorruptedStream((X, y))
-    with pytest.raises(InputError, match="corrupt"):
         CorruptedStream((X, y), corrupt="gaussian_noise")
+    # the built-in engine (no corrupt=): names, backend, image size and range are checked up front
+    with pytest.raises(InputError, match="corruptions"):
+        CorruptedStream((X, y), corruptions=["gaussian"])
+    with pytest.raises(InputError, match="corruptions"):
+        CorruptedStream((X, y), corruptions=["saturate"])          # grey images
+    with pytest.raises(InputError, match="corruptions"):
+        CorruptedStream((X, y), corruptions=["motion_blur"])       # not in the CIFAR-10-C engine
+    with pytest.raises(InputError, match="backend"):
+        CorruptedStream((X, y), backend="cifar10")
+    with pytest.raises(InputError, match="backend"):
+        CorruptedStream((X, y), backend="imagenet-c")              # 8 px < 32 px
+    with pytest.raises(InputError, match="data"):
+        CorruptedStream((X + 2.0, y))                              # not in [0, 1]
+    with pytest.raises(InputError, match="data"):
+        CorruptedStream((np.zeros((4, 2, 8, 8), np.float32), y))   # 2 channels
     with pytest.raises(InputError, match="severity"):
         CorruptedStream((X, y), severity=6, corrupt=f)
     with pytest.raises(InputError, match="order"):
