@@ -55,3 +55,8 @@ __all__ += ["CHAMP_MODELS", "CHAMP_SETTINGS", "ChampConcept", "ChampConversation
             "DEEPMIMIC_SCALE", "DEEPMIMIC_TO_MUJOCO", "Joint", "MotionFK", "Skeleton",
             "deepmimic_forward_kinematics", "humanoid_model_names", "load_deepmimic_skeleton",
             "load_humanoid_skeleton", "load_mujoco_model"]
+
+# microscopy (microsim): scikit-image's cell, stardist's nuclei images with masks
+from .microscopy import STARDIST_IMAGES, MicroscopyImage, load_cell_image, load_stardist_nuclei
+
+__all__ += ["STARDIST_IMAGES", "MicroscopyImage", "load_cell_image", "load_stardist_nuclei"]
