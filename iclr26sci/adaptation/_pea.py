@@ -217,7 +217,7 @@ class PEAAdapter(BaseEstimator):
             g = self.group_size
             if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1:
                 raise InputError("group_size", f"got {g!r}", "None or a positive integer")
-            if any(int(g) != s for s in self.stats.group_sizes_):
+            if any(min(int(g), d) != s for s, d in zip(self.stats.group_sizes_, self.stats.dims_)):
                 raise InputError("group_size", f"is {g} but the statistics were fitted with groups {self.stats.group_sizes_}",
                                  "the group size of the SourceStats (refit it with this group size)")
         try:

@@ -218,7 +218,9 @@ class SourceStats(BaseEstimator):
         SmallViT / ported CIFAR CNN), else ``layer1..layer4`` (torchvision / timm ResNets), else the longest
         ``ModuleList`` of identical blocks.
     group_size : "auto", int or None, default "auto"
-        Size of the block-diagonal covariance groups; must divide every module's feature dimension.
+        Size of the block-diagonal covariance groups; must divide every module's feature dimension that it
+        is smaller than (a module with at most ``group_size`` features gets one full group, as the official
+        code's ragged grouping gives there; a group size that leaves a ragged last group is refused).
         ``"auto"``: 32 for spatial (CNN) features, the full dimension for token (ViT) features, as in the
         official scripts; None: full covariance everywhere; 1: per-dimension moments.
     n_samples : int, optional
@@ -416,7 +418,7 @@ class SourceStats(BaseEstimator):
                 g = d if kind != "spatial" else min(32, d)
             elif g is None:
                 g = d
-            g = int(g)
+            g = min(int(g), d)  # a group at least as large as the dimension is one full group (official code)
             if d % g:
                 raise InputError("group_size", f"{g} does not divide the feature dimension {d} of module {name!r}",
                                  f"a divisor of every module's feature dimension ({', '.join(map(str, state['dims']))}), "
