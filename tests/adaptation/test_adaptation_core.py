@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from iclr26sci.adaptation import CorruptedStream, PEAAdapter, SourceStats, coral_align, mv_align
 from iclr26sci.adaptation import baselines
+from iclr26sci.core import InputError
 from iclr26sci.nn import SmallResNet, SmallViT
 
 
@@ -94,6 +95,18 @@ def test_source_stats_resnet_spatial_and_vit_tokens():
     sv = SourceStats.fit(v, _imgs(30, 8))
     assert sv.kinds_ == ("tokens", "tokens") and sv.group_sizes_ == (16, 16) and sv.cls_mean_[0].shape == (16,)
     assert sv.head_mean_.shape == (16,)
+
+
+def test_group_size_larger_than_a_block_is_one_full_group():
+    # the group_size=32 on a ResNet whose first block has 8 channels: full covariance there, 16 -> 2 x 8
+    r = _resnet()
+    s = SourceStats.fit(r, _imgs(40), group_size=8, batch_size=16)
+    assert s.group_sizes_ == (8, 8)
+    s = SourceStats.fit(r, _imgs(40), group_size=32, batch_size=16)
+    assert s.group_sizes_ == (8, 16)
+    PEAAdapter(r, s, group_size=32)            # the guard compares with the clipped sizes
+    with pytest.raises(InputError, match="group_size"):
+        PEAAdapter(r, s, group_size=8)
 
 
 def test_user_module_list_and_names():
