@@ -386,7 +386,7 @@ class ValueMatching(BaseEstimator):
         """
         import torch
 
-        from ._vm_core import call_reward, mc_targets, param_bytes, rollout, saved_tensor_bytes, value_and_grad
+        from ._vm_core import call_reward, guided_step, mc_targets, param_bytes, rollout, saved_tensor_bytes
 
         n_iter = check_positive_int(n_iter, "n_iter")
         check_bool(progress, "progress")
@@ -411,8 +411,8 @@ class ValueMatching(BaseEstimator):
             t0 = time.perf_counter()
             vnet.eval()
             guided = rollout(base, n, g, vnet=vnet if self._on_policy else None, scale=1.0, clip=self._clip)
-            with saved_tensor_bytes() as box_ctrl:       # one guided step's value-gradient graph
-                value_and_grad(vnet, guided["X"][K // 2], float(base.times[K // 2]))
+            with saved_tensor_bytes() as box_ctrl:       # one whole guided step (base forward + value gradient)
+                guided_step(base, guided["X"][K // 2], K // 2, g, vnet, 1.0, self._clip)
             r = call_reward(self.reward_fn, guided["x"])
             self.n_reward_calls_ += n
             cv = self._cv or self._target == "exp"
@@ -986,7 +986,7 @@ def adjoint_matching(base_flow, reward_fn, lam=5.0, n_iter=20, rollouts=64, step
         loss.backward()
         opt.step()
         mem = max(box[0], mem_adj) + 4 * param_bytes(ft)
-        hist.rows.append({"iter": len(hist), "reward_mean": float(r.mean()), "loss": float(loss),
+        hist.rows.append({"iter": len(hist), "reward_mean": float(r.mean()), "loss": float(loss.detach()),
                           "reward_calls": calls, "train_memory_bytes": int(mem),
                           "seconds": time.perf_counter() - t0})
     return FineTunedFlow(ft, {"ft": base_ft}, "adjoint-matching", hist, reward_fn, lam)
@@ -1068,7 +1068,7 @@ def ddpo(base_flow, reward_fn, lam=5.0, n_iter=20, rollouts=64, steps=50, lr=1e-
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        hist.rows.append({"iter": len(hist), "reward_mean": float(r.mean()), "loss": float(loss),
+        hist.rows.append({"iter": len(hist), "reward_mean": float(r.mean()), "loss": float(loss.detach()),
                           "reward_calls": calls, "train_memory_bytes": int(box[0] + 4 * param_bytes(ft)),
                           "seconds": time.perf_counter() - t0})
     return FineTunedFlow(ft, {"ft": base_ft}, "ddpo", hist, reward_fn, lam)
