@@ -261,7 +261,7 @@ def _common(n_particles, dt, steps, substeps, d):
 def _box(box, d, default):
     if box is None:
         return (float(default),) * 2
-    b = check_array(box, "box", ndim=1)
+    b = np.atleast_1d(check_array(box, "box", ndim=(0, 1)))
     if b.size not in (1, 2) or np.any(b <= 0):
         raise InputError("box", f"got {box!r}", "a positive side length (um) or an (x, y) pair")
     return (float(b[0]), float(b[-1]))
@@ -339,7 +339,8 @@ def _trap(*, n_particles=200, D=None, stiffness=1e-3, temperature=298.15, dt=0.0
         fine[j + 1] = x
     fine += centres
     pos, sub = _with_sub(fine, steps, substeps, exposure)
-    truth = {"D": D, "k": k, "variance": var, "plateau": 2 * d * var, "stiffness": kappa, "kT": kT}
+    truth = {"D": D, "k": k, "variance": var, "plateau": 2 * d * var, "stiffness": kappa, "kT": kT,
+             "centres": centres.tolist()}
     return Tracks(pos, dt, "trap", params=dict(n_particles=n, D=D, stiffness=kappa, temperature=T, dt=dt,
                                                 steps=steps, d=d, method=method),
                   truth=truth, sub=sub, box=L)
