@@ -5,6 +5,12 @@ predictive NLL (per trial, on the sqrt-count scale), 90% interval coverage and f
 with ratios to TIK.
 
     python benchmarks/bench_kernels.py [--quick] [--targets] [--threads T]
+    python benchmarks/bench_kernels.py --families [--quick] [--tik-cache PATH] [--per K]
+
+``--families`` (issue 28): held-out neuron families (the theory's own, centred and off-centre DoG,
+Gabor at 4 orientations x 3 frequencies, DoG + Gabor mixtures) x Poisson / Gaussian noise x
+n in 25..400, for TIK (default, with the pixel fallback), the theory kernel alone, PixelRBFGP,
+scikit-learn GPR, the per-neuron DKL and the LN/Poisson GLM.
 
 ``--targets`` times only the issue's three speed targets (16x16 patches, default TIK settings):
 meta-training on 2000 synthetic neurons (< 5 min), per-neuron adaptation + prediction at
@@ -175,6 +181,271 @@ def main(quick: bool):
           f"{bf_s:.3f} s (log BF = {float(bf):.2f}); Bayes factor of the two fitted models (no refit): {bf_cached_s:.4f} s")
 
 
+# ----------------------------------------------------------------------------- held-out neuron families (issue 28)
+def dog_filter(p, centre_sd, surround_sd, surround_weight, centre=None):
+    """Difference-of-Gaussians (centre-surround) receptive field on a p x p grid, unit norm."""
+    cy, cx = ((p - 1) / 2, (p - 1) / 2) if centre is None else centre
+    yy, xx = np.mgrid[:p, :p]
+    r2 = (xx - cx) ** 2 + (yy - cy) ** 2
+    g1 = np.exp(-r2 / (2 * centre_sd ** 2))
+    g2 = np.exp(-r2 / (2 * surround_sd ** 2))
+    w = (g1 / g1.sum() - surround_weight * g2 / g2.sum()).ravel()
+    return w / np.linalg.norm(w)
+
+
+def gabor_filter(p, theta, freq, sigma, phase=0.0):
+    """Gabor receptive field (orientation theta, spatial frequency freq in cycles/pixel), unit norm."""
+    c = (p - 1) / 2
+    yy, xx = np.mgrid[:p, :p]
+    x, y = xx - c, yy - c
+    xr = x * np.cos(theta) + y * np.sin(theta)
+    w = (np.exp(-(x ** 2 + y ** 2) / (2 * sigma ** 2)) * np.cos(2 * np.pi * freq * xr + phase)).ravel()
+    return w / np.linalg.norm(w)
+
+
+def family_filter(family, p, gen, theory=None):
+    """One random receptive field of a held-out family (drawn outside the theory sampler, except "theory")."""
+    if family == "theory":
+        return theory.sample_filters(1, rng=gen)[0]
+    if family == "DoG centred":
+        return dog_filter(p, gen.uniform(0.8, 1.6), gen.uniform(2.5, 4.0), gen.uniform(0.6, 1.0))
+    if family == "DoG off-centre":
+        off = gen.uniform(3.0, 5.0) * np.array([np.cos(a := gen.uniform(0, 2 * np.pi)), np.sin(a)])
+        return dog_filter(p, gen.uniform(0.8, 1.6), gen.uniform(2.5, 4.0), gen.uniform(0.6, 1.0),
+                          centre=((p - 1) / 2 + off[0], (p - 1) / 2 + off[1]))
+    if family == "Gabor":
+        return gabor_filter(p, gen.choice([0.0, np.pi / 4, np.pi / 2, 3 * np.pi / 4]), gen.choice([0.1, 0.2, 0.3]),
+                            gen.uniform(2.0, 3.5), gen.uniform(0, 2 * np.pi))
+    if family == "DoG + Gabor mixture":
+        w = dog_filter(p, gen.uniform(0.8, 1.6), gen.uniform(2.5, 4.0), gen.uniform(0.6, 1.0)) + gabor_filter(
+            p, gen.uniform(0, np.pi), gen.choice([0.1, 0.2, 0.3]), gen.uniform(2.0, 3.5), gen.uniform(0, 2 * np.pi))
+        return w / np.linalg.norm(w)
+    raise ValueError(family)
+
+
+FAMILIES = ("theory", "DoG centred", "DoG off-centre", "Gabor", "DoG + Gabor mixture")
+
+
+def fit_sklearn_gpr_issue(X, z, Xq):
+    """scikit-learn GPR as in issue 28: RBF + WhiteKernel (times a constant) on standardised pixels,
+    normalize_y, 2 optimiser restarts."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+    from sklearn.preprocessing import StandardScaler
+
+    sc = StandardScaler().fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gp = GaussianProcessRegressor(ConstantKernel() * RBF() + WhiteKernel(), normalize_y=True,
+                                      n_restarts_optimizer=2, random_state=0).fit(sc.transform(X), z)
+    m, s = gp.predict(sc.transform(Xq), return_std=True)
+    return m, s ** 2
+
+
+def fit_poisson_glm(X, y, Xq, gaussian: bool):
+    """LN / Poisson GLM (scikit-learn PoissonRegressor, exponential link, alpha = 1/n), predictive on the sqrt scale.
+
+    Poisson counts: the mean and variance of sqrt(y) under Poisson(lambda) are computed exactly (pmf
+    sums). Gaussian responses (sqrt-rate + noise): fitted to the squared clipped responses, mean sqrt(lambda),
+    variance from the training residuals."""
+    from scipy.stats import poisson
+    from sklearn.linear_model import PoissonRegressor
+
+    target = np.clip(y, 0, None) ** 2 if gaussian else y
+    glm = PoissonRegressor(alpha=1.0 / len(y), max_iter=1000).fit(X, target)
+    lam = glm.predict(Xq)
+    if gaussian:
+        res = y - np.sqrt(glm.predict(X))
+        return np.sqrt(lam), np.full_like(lam, max(float(np.var(res)), 1e-6))
+    k = np.arange(int(lam.max() + 10 * np.sqrt(lam.max()) + 20))
+    pmf = poisson.pmf(k[None], lam[:, None])
+    m1 = pmf @ np.sqrt(k)
+    return m1, np.clip(pmf @ k - m1 ** 2, 1e-6, None)
+
+
+def issue_tik(cache: str | None):
+    """The TIK of issue 28, with the defaults a user gets: EfficientCodingTheory(noise=0.1), a
+    TheoryTaskSampler of 100 neurons and TheoryInformedKernel(feature_dim=8).meta_fit on 16x16 patches."""
+    if cache and os.path.exists(cache):
+        return torch.load(cache, weights_only=False)["tik"], float("nan")
+    P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
+    theory = EfficientCodingTheory(noise=0.1).fit(P)
+    tasks = TheoryTaskSampler(theory, P, n_tasks=100, rng=1)
+    t = time.perf_counter()
+    tik = TheoryInformedKernel(feature_dim=8, show_progress=False).meta_fit(tasks, rng=0)
+    secs = time.perf_counter() - t
+    if cache:
+        torch.save({"tik": tik}, cache)
+    return tik, secs
+
+
+def neuron_families(quick: bool, cache: str | None = None, per: int | None = None):
+    """Held-out neuron families x noise x n: TIK (default, with the pixel fallback), TIK without it,
+    PixelRBFGP, scikit-learn GPR, per-neuron DKL and the LN/Poisson GLM; r, NLL, coverage, time."""
+    import copy
+
+    tik, meta_s = issue_tik(cache)
+    tik.pixel_fallback = True
+    tik_theory = copy.copy(tik)
+    tik_theory.pixel_fallback = False
+    tik_theory._fit_cache = None
+    P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
+    theory = EfficientCodingTheory(noise=0.1).fit(P)
+    mean_x = P.mean(0)
+    cov_x = np.cov(P[:20_000], rowvar=False)
+    per = per or (4 if quick else 8)
+    sizes = [25, 200] if quick else [25, 50, 100, 200, 400]
+    noises = ["poisson"] if quick else ["poisson", "gaussian"]
+    n_query = 400
+    models = {
+        "TIK (default: + pixel fallback)": lambda X, y, Xq, tr: tik.fit(X, y if tr == "sqrt" else y).predict(Xq),
+        "TIK theory kernel only": lambda X, y, Xq, tr: tik_theory.fit(X, y).predict(Xq),
+        "PixelRBFGP": lambda X, y, Xq, tr: PixelRBFGP(response_transform=tr).fit(X, y).predict(Xq),
+        "sklearn GPR": lambda X, y, Xq, tr: fit_sklearn_gpr_issue(X, np.sqrt(y) if tr == "sqrt" else y, Xq),
+        "per-neuron DKL": lambda X, y, Xq, tr: ScratchDKL(feature_dim=8, channels=8, kernel_size=3, n_iters=150,
+                                                          response_transform=tr, rng=0).fit(X, y).predict(Xq),
+        "LN/Poisson GLM": lambda X, y, Xq, tr: fit_poisson_glm(X, y, Xq, tr == "none"),
+    }
+    gen = np.random.default_rng(28)
+    rows, bf_rows = [], []
+    for noise in noises:
+        tr = "sqrt" if noise == "poisson" else "none"
+        tik.response_transform = tik_theory.response_transform = tr
+        for fam in FAMILIES:
+            stats = {(n, mname): [] for n in sizes for mname in models}
+            for i in range(per):
+                w = family_filter(fam, 16, gen, theory)
+                idx = gen.choice(len(P), max(sizes) + n_query, replace=False)
+                X = P[idx]
+                u = (X - mean_x) @ w / np.sqrt(w @ cov_x @ w)
+                lam = np.exp(gen.uniform(np.log(2), np.log(20))) * np.logaddexp(
+                    0.0, np.exp(gen.uniform(np.log(0.5), np.log(3.0))) * u + gen.uniform(-1, 1))
+                y = gen.poisson(lam).astype(float) if noise == "poisson" else np.sqrt(lam) + 0.5 * gen.standard_normal(len(lam))
+                Xq, yq = X[max(sizes):], y[max(sizes):]
+                zq = np.sqrt(yq) if noise == "poisson" else yq
+                for n in sizes:
+                    Xs, ys = X[:n], y[:n]
+                    if np.ptp(ys) == 0:
+                        continue
+                    for mname, fn in models.items():
+                        t = time.perf_counter()
+                        m, v = fn(Xs, ys, Xq, tr)
+                        secs = time.perf_counter() - t
+                        m, v = np.asarray(m), np.asarray(v)
+                        nll, cov = gauss_scores(zq, m, v)
+                        stats[(n, mname)].append((pearson(m, zq), nll, cov, secs))
+                    gp = tik._fit_cache[2]
+                    bf_rows.append({"noise": noise, "family": fam, "n": n,
+                                    "log BF(theory:pixel)": float(gp.log_bf_theory_pixel_[0]),
+                                    "theory share": float(gp.theory_fraction_[0])})
+            for (n, mname), v in stats.items():
+                a = np.asarray(v)
+                rows.append({"noise": noise, "family": fam, "n": n, "model": mname, "r": a[:, 0].mean(),
+                             "NLL": a[:, 1].mean(), "coverage90": a[:, 2].mean(), "seconds": a[:, 3].mean(),
+                             "neurons": len(a)})
+    df = pd.DataFrame(rows)
+    pd.set_option("display.width", 250)
+    print(f"issue-28 TIK (EfficientCodingTheory(noise=0.1), 100 training neurons, feature_dim=8, defaults otherwise; "
+          f"meta-training {meta_s:.0f} s); {per} neurons per family, query n = {n_query}; load {os.getloadavg()[0]:.2f}")
+    for (noise, n), d in df.groupby(["noise", "n"], sort=False):
+        print(f"\n## {noise} noise, n = {n}")
+        print(d.pivot_table(index="family", columns="model", values=["r", "coverage90"], sort=False)
+              .to_string(float_format=lambda x: f"{x:.3f}"))
+    print("\n## all rows (r, NLL per trial on the sqrt scale, 90% coverage, fit+predict seconds)")
+    print(df.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    b = pd.DataFrame(bf_rows).groupby(["noise", "family", "n"], sort=False).agg(["mean", "median"])
+    print("\n## the evidence at work: log BF(theory kernel : pixel kernel) and the theory's share of the sum kernel's "
+          "prior variance")
+    print(b.to_string(float_format=lambda x: f"{x:.3f}"))
+    return df
+
+
+def causes(cache: str | None = None, extra: dict | None = None, per: int = 8):
+    """Issue 28: the effect of each candidate cause on out-of-theory neurons (DoG off-centre and Gabor,
+    LN-Poisson, n = 200, 400 query trials): coverage and r of the theory kernel with one setting changed.
+
+    ``extra``: {label: path} of further meta-trained TIKs (e.g. feature_dim=16, 900 outer steps)."""
+    import copy
+
+    from sklearn.preprocessing import StandardScaler
+
+    base, _ = issue_tik(cache)
+    base.pixel_fallback = False
+    base.n_restarts = 0
+    base._fit_cache = None
+    P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
+    mean_x = P.mean(0)
+    cov_x = np.cov(P[:20_000], rowvar=False)
+    gen = np.random.default_rng(280)
+    neurons = []
+    for i in range(2 * per):
+        fam = "DoG off-centre" if i % 2 == 0 else "Gabor"
+        w = family_filter(fam, 16, gen)
+        X = P[gen.choice(len(P), 600, replace=False)]
+        u = (X - mean_x) @ w / np.sqrt(w @ cov_x @ w)
+        lam = np.exp(gen.uniform(np.log(2), np.log(20))) * np.logaddexp(
+            0.0, np.exp(gen.uniform(np.log(0.5), np.log(3.0))) * u + gen.uniform(-1, 1))
+        neurons.append((fam, X, gen.poisson(lam).astype(float)))
+
+    def variant(**kw):
+        m = copy.copy(base)
+        for k, v in kw.items():
+            setattr(m, k, v)
+        m._fit_cache = None
+        return lambda X, y, Xq: m.fit(X, y).predict(Xq)
+
+    def scaled(X, y, Xq):  # per-pixel standardised stimuli
+        sc = StandardScaler().fit(X)
+        return base.fit(sc.transform(X), y).predict(sc.transform(Xq))
+
+    def anscombe(X, y, Xq):  # response scaling: Anscombe transform, scored back on the sqrt scale
+        m = copy.copy(base)
+        m.response_transform = "anscombe"
+        m._fit_cache = None
+        mu, v = m.fit(X, y).predict(Xq)
+        # 2 sqrt(y + 3/8) -> sqrt(y): delta method
+        return np.sqrt(np.clip((mu / 2) ** 2 - 0.375, 0, None)), v / 4
+
+    models = {"theory kernel, old defaults": variant(),
+              "hyper-prior sd 3 (was 1)": variant(prior_scale=3.0),
+              "no hyper-prior": variant(prior_scale=None),
+              "response scaling: Anscombe": anscombe,
+              "input scaling: per-pixel standardised": scaled,
+              "4 restarts of the type-II fit": variant(n_restarts=4),
+              "start at the default psi (not the meta-learned)": variant(psi_start_=None)}
+    for label, path in (extra or {}).items():
+        if os.path.exists(path):
+            other = torch.load(path, weights_only=False)["tik"]
+            other.pixel_fallback, other.n_restarts, other._fit_cache = False, 0, None
+            models[label] = (lambda o: lambda X, y, Xq: o.fit(X, y).predict(Xq))(other)
+    models["pixel fallback (new default)"] = variant(pixel_fallback=True)
+    models["PixelRBFGP (new: 1 restart)"] = lambda X, y, Xq: PixelRBFGP().fit(X, y).predict(Xq)
+    models["PixelRBFGP without restarts"] = lambda X, y, Xq: PixelRBFGP(n_restarts=0).fit(X, y).predict(Xq)
+    models["sklearn GPR (issue 28)"] = lambda X, y, Xq: fit_sklearn_gpr_issue(X, np.sqrt(y), Xq)
+    rows = []
+    for name, fn in models.items():
+        for fam in ("DoG off-centre", "Gabor"):
+            r, cov, res, noise = [], [], [], []
+            for f, X, y in neurons:
+                if f != fam:
+                    continue
+                m, v = fn(X[:200], y[:200], X[200:])
+                z = np.sqrt(y[200:])
+                r.append(pearson(np.asarray(m), z))
+                cov.append(gauss_scores(z, np.asarray(m), np.asarray(v))[1])
+                res.append(float(np.var(z - m)))
+                noise.append(float(np.median(v)))
+            rows.append({"variant": name, "family": fam, "coverage90": np.mean(cov), "r": np.mean(r),
+                         "held-out residual var": np.mean(res), "median predictive var": np.mean(noise)})
+    df = pd.DataFrame(rows)
+    pd.set_option("display.width", 250)
+    print(f"issue-28 candidate causes: {per} neurons per family, n = 200, 400 query; load {os.getloadavg()[0]:.2f}")
+    print(df.pivot_table(index="variant", columns="family", values=["coverage90", "r"], sort=False)
+          .to_string(float_format=lambda x: f"{x:.3f}"))
+    print(df.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    return df
+
+
 def speed_targets(n_neurons: int = 5):
     """Time exactly the issue's three speed targets and print them against the targets."""
     load = os.getloadavg()[0]
@@ -231,9 +502,18 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--targets", action="store_true", help="time only the issue's three speed targets")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ap.add_argument("--families", action="store_true", help="issue 28: held-out neuron families x noise x n")
+    ap.add_argument("--tik-cache", default=None, help="with --families: save/load the meta-trained TIK here")
+    ap.add_argument("--per", type=int, default=None, help="with --families: neurons per family")
+    ap.add_argument("--causes", action="store_true", help="issue 28: effect of each candidate cause")
+    ap.add_argument("--extra", nargs="*", default=[], help="with --causes: LABEL=PATH of further cached TIKs")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    if args.targets:
+    if args.causes:
+        causes(args.tik_cache, dict(e.split("=", 1) for e in args.extra), args.per or 8)
+    elif args.families:
+        neuron_families(args.quick, args.tik_cache, args.per)
+    elif args.targets:
         speed_targets()
     else:
         main(args.quick)

@@ -84,6 +84,21 @@ def rbf_kernel(F1: torch.Tensor, F2: torch.Tensor, log_s2: torch.Tensor, log_l: 
     return torch.exp(log_s2)[:, None, None] * torch.exp(-0.5 * d2)
 
 
+def kernel_matrix(F1, F2, psi, pix=None):
+    """Prior covariance of the latent function: the ARD-RBF kernel on features, plus an optional pixel term.
+
+    ``pix = (X1, X2, psi_pix)`` adds an isotropic RBF on the raw stimuli,
+    :math:`s_P^2\\exp(-\\|x-x'\\|^2/2\\ell_P^2)` with ``psi_pix`` (B, 2) = (log s_P^2, log l_P)
+    (the theory-plus-pixel sum kernel of :class:`TheoryInformedKernel`).
+    """
+    log_s2, log_l, _, _ = unpack_psi(psi)
+    K = rbf_kernel(F1, F2, log_s2, log_l)
+    if pix is not None:
+        X1, X2, pp = pix
+        K = K + rbf_kernel(X1, X2, pp[:, 0], pp[:, 1:2])
+    return K
+
+
 def stable_cholesky(A: torch.Tensor, max_tries: int = 6, argument: str = "stimuli") -> torch.Tensor:
     """Cholesky factor of a batch of SPD matrices, adding jitter progressively where it fails.
 
@@ -112,18 +127,19 @@ def stable_cholesky(A: torch.Tensor, max_tries: int = 6, argument: str = "stimul
     )
 
 
-def log_evidence(F: torch.Tensor, y: torch.Tensor, psi: torch.Tensor) -> torch.Tensor:
+def log_evidence(F: torch.Tensor, y: torch.Tensor, psi: torch.Tensor, pix=None) -> torch.Tensor:
     """Exact log marginal likelihood of a batch of GPs (one per row of ``psi``).
 
     .. math::
         \\log p(y\\mid X,\\psi) = -\\tfrac12 r^\\top A^{-1} r - \\tfrac12\\log|A| - \\tfrac n2 \\log 2\\pi,
         \\quad A = K + \\sigma^2 I,\\; r = y - c\\mathbf 1.
 
-    ``F`` (B, n, m) features, ``y`` (B, n), ``psi`` (B, P). Returns (B,).
+    ``F`` (B, n, m) features, ``y`` (B, n), ``psi`` (B, P). ``pix``: optional ``(X, X, psi_pix)``
+    pixel term of the kernel (:func:`kernel_matrix`). Returns (B,).
     """
     log_s2, log_l, log_n, c = unpack_psi(psi)
     n = F.shape[-2]
-    K = rbf_kernel(F, F, log_s2, log_l)
+    K = kernel_matrix(F, F, psi, pix)
     A = K + torch.exp(log_n)[:, None, None] * torch.eye(n, dtype=F.dtype)
     L = stable_cholesky(A)
     r = (y - c[:, None])[..., None]
@@ -133,29 +149,34 @@ def log_evidence(F: torch.Tensor, y: torch.Tensor, psi: torch.Tensor) -> torch.T
     return -0.5 * quad - 0.5 * logdet - 0.5 * n * LOG2PI
 
 
-def predictive(F_s, y_s, psi, F_q, full_cov: bool = False, include_noise: bool = True):
+def predictive(F_s, y_s, psi, F_q, full_cov: bool = False, include_noise: bool = True, pix=None):
     """Exact posterior predictive at query features.
 
     .. math::
         \\mu_Q = c + K_{QS}A^{-1}r,\\quad \\Sigma_Q = K_{QQ} - K_{QS}A^{-1}K_{SQ} + \\sigma^2 I.
 
-    Returns ``(mean (B, k), cov (B, k, k))`` or ``(mean, var (B, k))``.
+    Returns ``(mean (B, k), cov (B, k, k))`` or ``(mean, var (B, k))``. ``pix``: optional
+    ``(X_s, X_q, psi_pix)``, the pixel term of the theory-plus-pixel kernel (:func:`kernel_matrix`).
     """
     log_s2, log_l, log_n, c = unpack_psi(psi)
     n = F_s.shape[-2]
-    A = rbf_kernel(F_s, F_s, log_s2, log_l) + torch.exp(log_n)[:, None, None] * torch.eye(n, dtype=F_s.dtype)
+    pss = None if pix is None else (pix[0], pix[0], pix[2])
+    pqs = None if pix is None else (pix[1], pix[0], pix[2])
+    pqq = None if pix is None else (pix[1], pix[1], pix[2])
+    A = kernel_matrix(F_s, F_s, psi, pss) + torch.exp(log_n)[:, None, None] * torch.eye(n, dtype=F_s.dtype)
     L = stable_cholesky(A)
-    Kqs = rbf_kernel(F_q, F_s, log_s2, log_l)
+    Kqs = kernel_matrix(F_q, F_s, psi, pqs)
     r = (y_s - c[:, None])[..., None]
     alpha = torch.cholesky_solve(r, L)
     mean = c[:, None] + (Kqs @ alpha)[..., 0]
     V = torch.linalg.solve_triangular(L, Kqs.transpose(-1, -2), upper=False)  # (B, n, k)
     noise = torch.exp(log_n) if include_noise else torch.zeros_like(log_n)
     if full_cov:
-        Kqq = rbf_kernel(F_q, F_q, log_s2, log_l)
+        Kqq = kernel_matrix(F_q, F_q, psi, pqq)
         cov = Kqq - V.transpose(-1, -2) @ V + noise[:, None, None] * torch.eye(F_q.shape[-2], dtype=F_q.dtype)
         return mean, cov
-    var = torch.exp(log_s2)[:, None] - (V * V).sum(-2) + noise[:, None]
+    prior_var = torch.exp(log_s2) if pix is None else torch.exp(log_s2) + torch.exp(pix[2][:, 0])
+    var = prior_var[:, None] - (V * V).sum(-2) + noise[:, None]
     return mean, var.clamp_min(1e-12)
 
 

@@ -1,6 +1,7 @@
 """Exact Bayesian model selection: Bayes factors and the degree of theory match."""
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 
@@ -233,12 +234,22 @@ class TheoryMatch:
                 "citation": self.citation}
 
 
+def _theory_only(model):
+    """The model without the TIK's pixel fallback: the mixture weighs the two kernels themselves."""
+    if getattr(model, "pixel_fallback", False):
+        model = copy.copy(model)
+        model.pixel_fallback = False
+        model._fit_cache = None
+    return model
+
+
 def theory_match(model_theory: DeepKernelGP, model_alt: DeepKernelGP, stimuli, responses, grid: int = 21,
                  alpha_level: float = 0.05) -> TheoryMatch:
     """Degree of theory match of one neuron by exact evidence of a mixture kernel.
 
     Both kernels are first adapted to the neuron separately (their
-    length-scales fixed thereafter); then for each :math:`\\alpha` on a grid
+    length-scales fixed thereafter; a TheoryInformedKernel without its pixel fallback, so that
+    the mixture weighs the theory kernel itself); then for each :math:`\\alpha` on a grid
 
     .. math:: k_\\alpha = s^2\\big(\\alpha\\,\\tilde k_T + (1-\\alpha)\\,\\tilde k_{alt}\\big) + \\sigma^2\\delta
 
@@ -276,8 +287,8 @@ def theory_match(model_theory: DeepKernelGP, model_alt: DeepKernelGP, stimuli, r
         raise InputError("grid", f"has {g} points; each is a type-II fit of O(n^3) (hours at 10^5)",
                          f"at most {MAX_GRID} points (the posterior over alpha in [0, 1] is resolved long before)")
     check_in_range(alpha_level, "alpha_level", 0.0, 1.0, low_open=True, high_open=True)
-    fa = model_theory.fit(stimuli, responses)
-    fb = model_alt.fit(stimuli, responses)
+    fa = _theory_only(model_theory).fit(stimuli, responses)
+    fb = _theory_only(model_alt).fit(stimuli, responses)
     if np.ndim(fa.log_evidence_) != 1 or len(fa.log_evidence_) != 1:
         raise InputError("responses", "hold several neurons", "one neuron (1-D responses)")
     z, loc, scale = fa._z, fa._loc, fa._scale
