@@ -127,7 +127,7 @@ def _fit_vm(orc, reward, lam, profile, rng, on_policy=True, n_iter=None, **kw):
     return vm.fit(n_iter=n_iter or profile.pick(15, 40), progress=False)
 
 
-def _tilt_check(profile, rng, kind, lam, _variant=None, steps=None, n_iter=None):
+def _tilt_check(profile, rng, kind, lam, _variant=None, steps=None, n_iter=None, epochs=2):
     from iclr26sci.generative import gaussian_tilt_value
     from iclr26sci.nn import GaussianFlowOracle
 
@@ -136,7 +136,7 @@ def _tilt_check(profile, rng, kind, lam, _variant=None, steps=None, n_iter=None)
     orc = GaussianFlowOracle(mean=M2, cov=S2 * np.eye(2))
     reward = _reward(kind, vec)
     _, tm, tv = gaussian_tilt_value(np.zeros((1, 2)), 0.0, M2, S2, lam, **kw)
-    kw_fit = {} if steps is None else {"steps": steps}
+    kw_fit = {"epochs": epochs} if steps is None else {"steps": steps, "epochs": epochs}
     vm = _fit_vm(orc, reward, lam, profile, rng, on_policy=_variant != "offline", n_iter=n_iter, **kw_fit)
     n = profile.pick(10000, 20000)
     res = vm.sample(n=n, rng=_seed(rng), return_trajectory=True)
@@ -184,11 +184,13 @@ def linear_tilt_recovery(profile, rng, _variant=None):
                  "tilt N((m/s^2 + lam c)/(1/s^2 + lam), (1/s^2 + lam)^-1 I): mean within 0.05, variance within "
                  "5%, value error under 10%")
 def quadratic_tilt_recovery(profile, rng, _variant=None):
-    vm, crit, table = _tilt_check(profile, rng, "quadratic", 2.0, _variant, steps=50, n_iter=profile.pick(20, 40))
+    vm, crit, table = _tilt_check(profile, rng, "quadratic", 2.0, _variant, steps=50, n_iter=profile.pick(20, 40),
+                                  epochs=4)
     return CheckResult(criteria=crit, table=table,
                        details="c=(1.5,1.0), lam=2 (tilt variance 0.281); a 50-step grid in both profiles (the "
                                "exactly optimal 25-step chain is itself 0.025 off the continuous tilt mean, 0.018 at "
-                               "50 steps) and 20 iterations; otherwise as B3-1. Classifier guidance "
+                               "50 steps), 20 iterations of 4 epochs (with 2, seeds 0 and 4 missed the variance / value "
+                               "criteria: the quadratic value needs the longer fits); otherwise as B3-1. Classifier guidance "
                                "(offline) learns -lam E[r | X_t], whose gradient overshoots the optimal one by "
                                "(1 + lam/P_t): run with _variant='offline' it fails the mean and variance criteria.")
 
@@ -267,7 +269,7 @@ def policy_iteration_monotone(profile, rng, _variant=None):
     reward = _reward("quadratic", C_QUAD)
     steps = profile.pick(25, 50)
     vm = ValueMatching(orc, reward, lam=lam, steps=steps, hidden=(64, 64, 64), rollouts=256, lr=2e-3, epochs=8,
-                       replay=1, warm_start=True, rng=_seed(rng))
+                       replay=1, lr_decay=1.0, warm_start=True, rng=_seed(rng))
     if _variant == "flipped":
         vm_sample_scale = -1.0
     else:

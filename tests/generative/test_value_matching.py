@@ -295,7 +295,7 @@ def _vm(oracle, **kw):
     ({"steps": 2.5}, "steps"), ({"rollouts": 1}, "rollouts"), ({"lr": 0.0}, "lr"), ({"epochs": 0}, "epochs"),
     ({"batch_size": 0}, "batch_size"), ({"replay": 0}, "replay"), ({"target": "td"}, "target"),
     ({"control_variate": 1}, "control_variate"), ({"terminal": "yes"}, "terminal"), ({"on_policy": None}, "on_policy"),
-    ({"guidance_clip": 0.0}, "guidance_clip"), ({"cfg": -1.0}, "cfg"), ({"rng": -1}, "rng"), ({"rng": 1.5}, "rng"),
+    ({"guidance_clip": 0.0}, "guidance_clip"), ({"lr_decay": 0.0}, "lr_decay"), ({"lr_decay": 1.5}, "lr_decay"), ({"cfg": -1.0}, "cfg"), ({"rng": -1}, "rng"), ({"rng": 1.5}, "rng"),
     ({"value_net": "cnn"}, "value_net"), ({"value_net": 3}, "value_net"), ({"hidden": (8, -1)}, "hidden"),
     ({"hidden": 5}, "hidden"), ({"cond": 1}, "cond"), ({"reward_fn": 3}, "reward_fn"),
     ({"warm_start": "no"}, "warm_start"),
@@ -392,7 +392,7 @@ def test_best_of_n_bad_input(oracle, kw, arg):
 
 @pytest.mark.bad_input("generative.gradient_guidance")
 @pytest.mark.parametrize("kw, arg", [({"n": 0}, "n"), ({"lam": -1.0}, "lam"), ({"guidance_scale": -1.0}, "guidance_scale"),
-                                     ({"guidance_clip": 0.0}, "guidance_clip"), ({"through_base": 1}, "through_base"),
+                                     ({"guidance_clip": 0.0}, "guidance_clip"), ({"lr_decay": 0.0}, "lr_decay"), ({"lr_decay": 1.5}, "lr_decay"), ({"through_base": 1}, "through_base"),
                                      ({"steps": 1}, "steps"),
                                      ({"reward_fn": lambda x: (x[:, 0] > 0).double()}, "reward_fn")])
 def test_gradient_guidance_bad_input(oracle, kw, arg):
