@@ -259,7 +259,7 @@ def rs_advantage(rewards, group_ids=None, *, beta: float = 2.0):
     >>> from iclr26sci.rl import rs_advantage
     >>> A = rs_advantage([1.0, 0.0, 0.0, 0.0, 1.0, 1.0], [0, 0, 0, 1, 1, 1], beta=2.0)
     >>> np.round(A, 4)
-    array([ 1.2321, -0.616 , -0.616 , -0.9641,  0.4821,  0.4821])
+    array([ 0.6805, -0.3402, -0.3402, -0.4049,  0.2025,  0.2025])
     >>> float(abs(A[:3].sum()) < 1e-12)
     1.0
     """
@@ -592,7 +592,7 @@ def pass_at_k(n_correct, n_samples, k=1, *, per_problem: bool = False):
     --------
     >>> from iclr26sci.rl import pass_at_k
     >>> pass_at_k([0, 2, 16], 16, k=[1, 4, 16]).round(4)
-    array([0.375 , 0.5833, 0.6667])
+    array([0.375 , 0.4833, 0.6667])
     """
     from iclr26sci.core import check_bool
 
@@ -859,6 +859,13 @@ class BanditResult:
         Mean |A| over all updates and seeds (the effective step size).
     method, params, wall_s
         What was run and its wall-clock time.
+
+    Examples
+    --------
+    >>> from iclr26sci.rl import bandit_experiment
+    >>> res = bandit_experiment(beta=[0, 4], steps=200, seeds=1, rng=0)
+    >>> res.final_reward.shape, res.reward_curve.shape[-1]
+    ((2, 1), 1)
     """
 
     betas: np.ndarray
@@ -1060,6 +1067,13 @@ class ToyResult:
     wall_s : dict
         Method label -> training time summed over seeds (s).
     params : dict
+
+    Examples
+    --------
+    >>> from iclr26sci.rl import linear_softmax_toy
+    >>> res = linear_softmax_toy(steps=10, seeds=1, rng=0)
+    >>> res.ks, res.mean("base").shape
+    ((1, 4, 16, 64, 256), (5,))
     """
 
     ks: tuple

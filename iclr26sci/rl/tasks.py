@@ -34,7 +34,7 @@ def _pick_number(text: str, which: str):
 
 
 def grade_answer(completion: str, answer, *, which: str = "first") -> float:
-    """1.0 if the number the completion states equals ``answer`` exactly, else 0.0.
+    r"""1.0 if the number the completion states equals ``answer`` exactly, else 0.0.
 
     The first (default) or last number of ``completion`` (integer, decimal ``12.0`` or fraction ``3/4``,
     optional minus sign, thousands commas) is parsed with ``sympy.Rational`` and compared exactly with

@@ -12,7 +12,8 @@ CHEAP = [("b1_advantage_identities", "std"), ("b1_advantage_identities", "naive"
          ("b4_lemma1_counterexample", "beta-ignored"), ("b5_lemma2_random", "beta-ignored"),
          ("b5_lemma2_random", "limit-off-by-pi"), ("b7_pass_at_k_unbiased", "plugin"),
          ("b9_reward_transform_insufficient", "transform")]
-HEAVY = [("b6_bandit_reproduction", "beta-ignored"), ("b8_passk_tradeoff_toy", "rs-is-grpo")]
+HEAVY = [("b6_bandit_reproduction", "beta-ignored"), ("b10_entropy_rises_with_beta", "beta-ignored"),
+         ("b8_passk_tradeoff_toy", "rs-is-grpo")]
 
 
 @pytest.mark.parametrize("name", sorted({n for n, _ in CHEAP}))
@@ -32,8 +33,3 @@ def test_heavy_check_passes_and_catches_its_broken_variant(name, variant):
     assert f(Profile("quick"), np.random.default_rng(1)).passed
     assert not f(Profile("quick"), np.random.default_rng(1), variant=variant).passed
 
-
-@pytest.mark.slow
-def test_b10_spec_claim_fails_as_declared():
-    """B-10 (entropy monotone over all beta) is a declared known failure: it must fail."""
-    assert not vr.b10_entropy_rises_with_beta(Profile("quick"), np.random.default_rng(2)).passed
