@@ -31,7 +31,14 @@ STARDIST_IMAGES = {"2d": ("img2d.tif", "mask2d.tif"), "3d": ("img3d.tif", "mask3
 @dataclass(repr=False)
 class MicroscopyImage:
     """A real microscopy image: ``image`` float64 scaled to [0, 1], optional integer instance ``mask``
-    (0 = background, k > 0 = object k), its name, source package and licence."""
+    (0 = background, k > 0 = object k), its name, source package and licence.
+
+    Examples
+    --------
+    >>> im = load_cell_image()
+    >>> im.mask is None, float(im.image.max())
+    (True, 1.0)
+    """
 
     image: np.ndarray
     mask: object

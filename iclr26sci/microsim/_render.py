@@ -26,6 +26,13 @@ class Video:
     meta : dict
         What the renderer knows: ``psf_sigma`` (px), ``snr``, ``noise_sigma`` (grey levels), ``amplitude``
         (grey levels), ``exposure_time`` (s), ``background_texture`` (bool) and the simulation's ``truth``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = Video(np.zeros((5, 8, 8), np.uint8), dt=0.05, pixel_size=0.1)
+    >>> len(v), v.shape
+    (5, (5, 8, 8))
     """
 
     frames: np.ndarray

@@ -26,7 +26,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -49,7 +49,14 @@ RELEASE_TOTAL_TASKS = 459
 
 @dataclass(frozen=True)
 class Criterion:
-    """One rubric criterion: key number ``k`` (from ``d<k>``), description, sign (+1 / -1) and weight >= 0."""
+    """One rubric criterion: key number ``k`` (from ``d<k>``), description, sign (+1 / -1) and weight >= 0.
+
+    Examples
+    --------
+    >>> c = Rubric.example().task(1).criteria['scientific'][0]
+    >>> c.key, c.sign, c.weight
+    (1, 1, 1.0)
+    """
 
     key: int
     description: str
@@ -101,6 +108,12 @@ class TaskRubric:
         A short name (the synthetic rubric's tasks have one; the real rubric's do not).
     raw : dict
         The task's JSON entry as loaded (what the released evaluator reads).
+
+    Examples
+    --------
+    >>> t = Rubric.example().task('laminar_flow')
+    >>> [c.key for c in t.criteria['instruction']]
+    [11, 22, 33, 44, 55]
     """
 
     index: int
@@ -359,6 +372,17 @@ class JudgeRequest:
         Positions of the sampled frames in the video.
     video : ndarray (T, H, W) or Video
         The whole clip (a physics judge needs consecutive frames; a VLM judge uses the sampled frames).
+
+    Examples
+    --------
+    >>> seen = []
+    >>> def judge(frames, request):
+    ...     seen.append(request)
+    ...     return [int(c.positive) for c in request.criteria]
+    >>> import numpy as np
+    >>> _ = score_video(np.zeros((8, 4, 4)), Rubric.example().task(1), judge)
+    >>> seen[0].dimension, len(seen[0].criteria), seen[0].frame_indices
+    ('scientific', 5, [0, 1, 2, 3, 4, 5, 6, 7])
     """
 
     task: Any
@@ -383,6 +407,17 @@ class Judge(Protocol):
     problem is present), a mapping ``{criterion key: 0/1}`` covering exactly the requested criteria, or a reply
     string in the released JSON format ``{"scores": [...], "reasoning": "..."}`` (parsed by :func:`parse_reply`).
     Any callable with this signature is a judge, e.g. a wrapper around a vision-language model API.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def my_judge(frames, request):   # e.g. a VLM wrapper returning the released JSON reply
+    ...     bits = ", ".join(str(int(c.positive)) for c in request.criteria)
+    ...     return '{"scores": [' + bits + '], "reasoning": "..."}'
+    >>> isinstance(my_judge, Judge)
+    True
+    >>> score_video(np.zeros((8, 4, 4)), Rubric.example().task(1), my_judge).total
+    100.0
     """
 
     def __call__(self, frames: np.ndarray, request: JudgeRequest) -> Any: ...
@@ -557,6 +592,14 @@ class VideoScore:
     verdicts : dict
         Dimension -> list of bits as scored.
     faithful_to_release : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.microsim import OracleJudge
+    >>> s = score_video(np.zeros((8, 4, 4)), Rubric.example().task(1), OracleJudge())
+    >>> s.valid, s.dimension_scores['visual']
+    (True, 100.0)
     """
 
     index: int
@@ -703,7 +746,17 @@ def score_video(video, task, judge, *, n_frames=8, faithful_to_release=False):
 
 @dataclass(repr=False)
 class BenchmarkScore:
-    """Aggregate scores of one model: mean task score over valid tasks, per dimension, per level, coverage."""
+    """Aggregate scores of one model: mean task score over valid tasks, per dimension, per level, coverage.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.microsim import RandomJudge
+    >>> r = Rubric.example()
+    >>> b = aggregate([score_video(np.zeros((8, 4, 4)), t, RandomJudge(rng=0)) for t in r])
+    >>> sorted(b.tables())
+    ['dimensions', 'levels']
+    """
 
     overall: float
     dimensions: dict

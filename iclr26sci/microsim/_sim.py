@@ -83,6 +83,12 @@ class Tracks:
         Positions at ``substeps`` evenly spaced instants inside each frame's exposure window (for motion blur).
     box : (float, float)
         The field of view (x, y extent in um) the particles were placed in.
+
+    Examples
+    --------
+    >>> tr = simulate('trap', n_particles=5, stiffness=0.04, D=0.5, steps=10, rng=0)
+    >>> tr.n_frames, tr.n_particles, round(tr.truth['variance'], 4)
+    (11, 5, 0.1029)
     """
 
     positions: np.ndarray
@@ -131,6 +137,12 @@ class Field:
         False when FTCS was run with ``D dt / dx^2`` above its stability bound ``1 / (2 d)``.
     courant : float
         ``D dt / dx^2``.
+
+    Examples
+    --------
+    >>> f = simulate('diffusion', grid=16, dx=0.5, steps=5)
+    >>> f.c.shape, f.stable
+    ((6, 16, 16), True)
     """
 
     c: np.ndarray
@@ -206,6 +218,12 @@ class Colony:
         Frame interval of ``frames``.
     truth : dict
         Euler-Lotka growth rate ``r`` and the parameters.
+
+    Examples
+    --------
+    >>> col = simulate('division', shape=4.0, mean_cycle=1.0, n_max=100, rng=0)
+    >>> int(col.counts[-1]), round(col.truth['r'], 4)
+    (100, 0.7568)
     """
 
     times: np.ndarray
