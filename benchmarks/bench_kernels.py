@@ -252,7 +252,9 @@ def fit_poisson_glm(X, y, Xq, gaussian: bool):
     from sklearn.linear_model import PoissonRegressor
 
     target = np.clip(y, 0, None) ** 2 if gaussian else y
-    glm = PoissonRegressor(alpha=1.0 / len(y), max_iter=1000).fit(X, target)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # lbfgs iteration-limit warnings at small n
+        glm = PoissonRegressor(alpha=1.0 / len(y), max_iter=1000).fit(X, target)
     lam = glm.predict(Xq)
     if gaussian:
         res = y - np.sqrt(glm.predict(X))
