@@ -667,16 +667,16 @@ class PhysicsFlags(_Result):
 
 
 def physics_flags(video, *, psf_sigma=1.5, max_disp=None, alpha_range=(0.8, 1.2), jump_z=6.0, jump_fraction=0.01,
-                  orphan_rate=0.0075, flicker_z=8.0, frozen_fraction=0.05, min_track=10):
+                  orphan_rate=0.0035, flicker_z=8.0, frozen_fraction=0.05, min_track=10):
     r"""Flag physics violations in a video of diffusing particles (or cells).
 
     - **ballistic**: :math:`\alpha` (log-log MSD slope over lags 4..T/5, past the blur and noise offset) above
       ``alpha_range`` (below it, e.g. confined or immobile objects, is physical and not flagged);
     - **teleporting**: fraction of linked displacements beyond ``jump_z`` robust (MAD) standard deviations
       per axis above ``jump_fraction`` (a Gaussian law gives :math:`2\Phi(-6) \approx 2\cdot10^{-9}`), or
-      "orphan pairs" above ``orphan_rate`` per detection. The default 0.0075 was set between the largest rate of
-      16 null videos of sparse Brownian fields (0.0051) and the smallest of 16 videos where 3 % of steps jump
-      8-12 step SDs (0.0102), both run with seeds apart from the validation's; links and track ends within
+      "orphan pairs" above ``orphan_rate`` per detection. The default 0.0035 was set between the largest rate of
+      16 null videos of sparse Brownian fields (0.0013) and the smallest of 16 videos where 3 % of steps jump
+      8-12 step SDs (0.0061), both run with seeds apart from the validation's; links and track ends within
       ``3 psf_sigma + 4`` px of the border are left out (spots enter and leave there);
     - **frozen**: fraction of consecutive frames that are pixel-identical above ``frozen_fraction`` (a camera
       always adds fresh noise);
@@ -744,13 +744,13 @@ def physics_flags(video, *, psf_sigma=1.5, max_disp=None, alpha_range=(0.8, 1.2)
     def interior(p):
         return (p[..., 0] >= band) & (p[..., 0] < W - band) & (p[..., 1] >= band) & (p[..., 1] < H - band)
 
-    # orphan pairs: a track ends in the interior with no detection near its last position in the next frame
-    # (not a merge with a neighbour) while, in the same transition, a track starts in the interior with no
-    # detection near it in the previous frame: a spot vanished here and appeared there
+    # orphan pairs: a track ends in the interior with no detection within the linking radius of its last position
+    # in the next frame (not a merge, not a large step) while, in the same transition, a track starts in the
+    # interior with no detection within that radius in the previous frame: a spot vanished here and appeared there
     from scipy.spatial import cKDTree
 
     pres = np.isfinite(tr_all[..., 0])
-    r_m = 3 * s
+    r_m = md  # no detection within the linking radius: the linker had nothing to link it to
     pairs = 0
     for n in range(T - 1):
         ends = np.nonzero(pres[n] & ~pres[n + 1])[0]

@@ -5,6 +5,7 @@ protocol), so a real vision-language-model judge plugs into :func:`~iclr26sci.mi
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable, Mapping
 
@@ -297,7 +298,10 @@ def _measure(video, alpha_range, group):
         return props
     if group in ("frames", "tracks"):
         fl = physics_flags(video, alpha_range=alpha_range)
-        props.update({"frozen": fl.frozen, "flicker": fl.flicker, "teleport": fl.teleport})
+        props.update({"frozen": fl.frozen, "flicker": fl.flicker})
+        if _extended_objects(frames, video):
+            return props  # cells or blobs, not point-like spots: tracking-based properties are not measurable
+        props["teleport"] = fl.teleport
         if fl.n_tracks >= 3 and np.isfinite(fl.alpha):
             props["ballistic"] = bool(fl.alpha > alpha_range[1])
             props["diffusive"] = bool(alpha_range[0] <= fl.alpha <= alpha_range[1] and not fl.teleport
@@ -329,3 +333,21 @@ def _measure(video, alpha_range, group):
         except InputError:
             pass
     return props
+
+
+def _extended_objects(frames, video):
+    """True when the first frame's bright objects are much larger than a PSF spot (cells, not particles)."""
+    from scipy import ndimage
+
+    from ._render import Video
+
+    s = float(video.meta.get("psf_sigma", 1.5)) if isinstance(video, Video) else 1.5
+    f = ndimage.gaussian_filter(frames[0], s)
+    lo, hi = np.percentile(f, 5), f.max()
+    if hi - lo <= 0:
+        return False
+    lab, k = ndimage.label(f > lo + 0.5 * (hi - lo))
+    if k == 0:
+        return False
+    areas = np.bincount(lab.ravel())[1:]
+    return bool(np.median(areas) > 4 * math.pi * (2 * s) ** 2)
