@@ -163,7 +163,7 @@ def _tilt_check(profile, rng, kind, lam, _variant=None, steps=None, n_iter=None,
     return vm, crit, table
 
 
-@check(method="value_matching", paper=PAPER, budget=10,
+@check(method="value_matching", paper=PAPER, budget=7,
        guarantee="B3-1: with a Gaussian base N(m, s^2 I) and a linear reward a.x, value matching learns the "
                  "optimal cost-to-go from reward values only, and the guided memoryless SDE samples the exact "
                  "tilt N(m + lam s^2 a, s^2 I): sample mean within 0.05 and variance within 5%, value error "
@@ -179,7 +179,7 @@ def linear_tilt_recovery(profile, rng, _variant=None):
                                "(mean error ~0.08), a control without the sigma factor, a flipped sign.")
 
 
-@check(method="value_matching", paper=PAPER, budget=10,
+@check(method="value_matching", paper=PAPER, budget=14,
        guarantee="B3-2: with a Gaussian base and the quadratic reward -|x - c|^2/2, the VM-guided SDE samples the "
                  "tilt N((m/s^2 + lam c)/(1/s^2 + lam), (1/s^2 + lam)^-1 I): mean within 0.05, variance within "
                  "5%, value error under 10%")
@@ -203,7 +203,7 @@ def _ring(radius=2.0, sd=0.3, K=8):
     return GaussianFlowOracle(mean=means, cov=sd ** 2 * np.eye(2)), means
 
 
-@check(method="value_matching", paper=PAPER, budget=16,
+@check(method="value_matching", paper=PAPER, budget=13,
        guarantee="B3-3: with the non-differentiable reward 1{x in A} (A a half-plane) on an 8-Gaussian ring, VM "
                  "(reward values only) reaches the exact tilted mass P*(A) = e^lam P(A) / (e^lam P(A) + 1 - P(A)) "
                  "within 2 percentage points for lam in {1, 3}, and inside A the mode proportions are the base's "
@@ -335,7 +335,7 @@ def _wide_velocity(d, w):
     return WideVelocity()
 
 
-@check(method="value_matching", paper=PAPER, budget=12,
+@check(method="value_matching", paper=PAPER, budget=5,
        guarantee="B3-5: the training memory of value matching (tensors saved for backward plus the value "
                  "network's parameters, gradients and Adam moments) is flat in the frozen base network's width "
                  "(variation < 10%), while Adjoint Matching's grows at least linearly, and at the largest width VM "
@@ -401,7 +401,7 @@ def _through_base():
     return mock.patch.object(_vm_core._Base, "step", step)
 
 
-@check(method="value_matching", paper=PAPER, budget=12,
+@check(method="value_matching", paper=PAPER, budget=10,
        guarantee="B3-6: trained on-policy, the value network is accurate where the guided sampler goes; classifier "
                  "guidance, trained offline on base states with the same reward calls, is not: on states of the "
                  "optimally guided chain at lam = 5 its value MSE (up to a t-constant) is at least 2x VM's")
