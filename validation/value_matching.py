@@ -303,8 +303,8 @@ def policy_iteration_monotone(profile, rng, _variant=None):
                                "base-chain rollouts (Donsker-Varadhan: J(u) = KL - lam E r >= J* for every control). "
                                "Policy iteration is monotone when each policy is evaluated on its own rollouts: "
                                "replay=1 and 8 epochs per iteration here (with replay=2 the buffer mixes two "
-                               "policies' targets and J can overshoot at lam=4). Catches: a flipped control (J rises), cost accounting without the 1/2 or the h "
-                               "(J falls below J*).")
+                               "policies' targets and J can overshoot at lam=4). Catches: a flipped control (J rises), "
+                               "an undercounted control cost (J falls below J*).")
 
 
 def _flipped_objective(vm, n, seed):

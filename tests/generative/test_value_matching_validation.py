@@ -92,15 +92,16 @@ def test_monotone_check_catches_a_flipped_control():
 
 
 @pytest.mark.slow
-def test_monotone_check_catches_cost_without_the_half():
+def test_monotone_check_catches_an_undercounted_control_cost():
+    """Broken variant: the step cost 1/2 |u|^2 h counted at a quarter (e.g. h^2-type bookkeeping)."""
     orig = _vm_core.rollout
 
-    def half_cost(*a, **k):
+    def quarter_cost(*a, **k):
         out = orig(*a, **k)
         out["cost"] = out["cost"] * 0.25
         return out
 
-    with mock.patch.object(_vm_core, "rollout", half_cost):
+    with mock.patch.object(_vm_core, "rollout", quarter_cost):
         res = V.policy_iteration_monotone(QUICK, _rng(V.policy_iteration_monotone))
     assert not res.passed
 
