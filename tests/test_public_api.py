@@ -15,7 +15,7 @@ import pytest
 
 TESTS = pathlib.Path(__file__).parent
 SUBPACKAGES = ["core", "prob", "optim", "causal", "games", "kernels", "embeddings", "imitation", "geom", "nn",
-               "adaptation"]
+               "adaptation", "rl", "generative", "microsim"]
 
 
 def _declared():
