@@ -73,6 +73,14 @@ def fashion_part(kind, n_per, seed=0):
           f"{len(stream.domains)} corruptions ({res.n_batches} batches), {time.perf_counter() - t0:.0f} s, "
           f"torch threads {torch.get_num_threads()}")
     print(res.summary())
+    print("CPU ms per batch (process time; the wall times above include waiting for a loaded machine): " +
+          ", ".join(f"{k} {1000 * v['cpu_sec_per_batch']:.1f}" for k, v in res.methods.items()
+                    if v.get("accuracy") is not None))
+    if os.environ.get("BENCH_JSON"):
+        import json
+
+        with open(f"{os.environ['BENCH_JSON']}-{kind}.json", "w") as f:
+            json.dump(res.to_dict(), f, default=float)
     print("\naccuracy % per corruption")
     print(res.domain_table("accuracy"))
     print("\nECE % per corruption")
