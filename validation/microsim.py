@@ -73,7 +73,7 @@ def _sigma_loc(video, tr, psf_sigma):
     return float(np.sqrt(np.mean(e ** 2))) if e.size else float("nan")
 
 
-@check(method="microsim", paper=PAPER, budget=12,
+@check(method="microsim", paper=PAPER, budget=8,
        guarantee="2: rendered-video round trip (PSF sigma 1.5 px, SNR 10, exposure = dt, 0.1 um px): detection, "
                  "linking and the MSD fit recover D within 10 % and the offset within 30 % of "
                  "2 d sigma_loc^2 - 2 d D t_E/3 (Savin-Doyle), sigma_loc measured against the true exposure-averaged positions")
@@ -100,7 +100,7 @@ def m2_render_roundtrip(profile, rng, variant=None):
 
 
 # --------------------------------------------------------------------------------------------------- 3
-@check(method="microsim", paper=PAPER, budget=3,
+@check(method="microsim", paper=PAPER, budget=2,
        guarantee="3: Stokes-Einstein D = k_B T / (6 pi eta a): simulating spheres of radius a and 2a at the same "
                  "T and eta, the estimated D ratio is 1/2 within 5 %, and D(a) matches k_B T/(6 pi eta a) within "
                  "4 SE; doubling T doubles D (ratio 2 within 5 %)")
@@ -131,7 +131,7 @@ def m3_stokes_einstein(profile, rng, variant=None):
 
 
 # --------------------------------------------------------------------------------------------------- 4
-@check(method="microsim", paper=PAPER, budget=3,
+@check(method="microsim", paper=PAPER, budget=1,
        guarantee="4: optical trap (Ornstein-Uhlenbeck, exact update): stationary variance k_B T / kappa per axis "
                  "within 5 %, MSD plateau 2 d k_B T / kappa within 5 %, and MSD(tau) = 2 d (k_B T/kappa)"
                  "(1 - exp(-k tau)) within 5 % at every lag up to 3/k")
@@ -160,7 +160,7 @@ def m4_optical_trap(profile, rng, variant=None):
 
 
 # --------------------------------------------------------------------------------------------------- 5
-@check(method="microsim", paper=PAPER, budget=4,
+@check(method="microsim", paper=PAPER, budget=1,
        guarantee="5: diffusion PDE with no-flux walls (Crank-Nicolson): a Gaussian spreads as sigma^2(t) = "
                  "sigma_0^2 + 2 D t per axis within 2 %, mass is conserved to 1e-10, the maximum never increases, "
                  "FTCS above D dt/dx^2 = 1/(2d) is flagged unstable and blows up, and the L2 error against the "
@@ -217,7 +217,7 @@ def m5_diffusion_pde(profile, rng, variant=None):
 
 
 # --------------------------------------------------------------------------------------------------- 6
-@check(method="microsim", paper=PAPER, budget=5,
+@check(method="microsim", paper=PAPER, budget=2,
        guarantee="6: chemotaxis -- Langevin drift in a linear attractant equals chi grad c within 5 % (and 4 SE); "
                  "run-and-tumble with beta = 0 has D_eff = v^2/(d lambda) within 10 % and zero drift (|z| < 4); "
                  "with beta > 0 the chemotactic index is positive (one-sided z > 2.33, p < 0.01)")
@@ -256,7 +256,7 @@ def m6_chemotaxis(profile, rng, variant=None):
 
 
 # --------------------------------------------------------------------------------------------------- 7
-@check(method="microsim", paper=PAPER, budget=3,
+@check(method="microsim", paper=PAPER, budget=1,
        guarantee="7: cell division -- the slope of log N(t) (N >= 2000) equals the Euler-Lotka rate "
                  "r = (2^{1/kappa} - 1)/theta for Gamma(kappa, theta) cycle times within 3 % (ln 2 / T for "
                  "deterministic T); volume is conserved at every division; under the adder the mean birth size "
@@ -284,7 +284,7 @@ def m7_cell_division(profile, rng, variant=None):
 
 
 # --------------------------------------------------------------------------------------------------- 8
-@check(method="microsim", paper=PAPER, budget=3,
+@check(method="microsim", paper=PAPER, budget=1,
        guarantee="8: Poiseuille flow -- the binned mean tracer velocity against the transverse coordinate fits a "
                  "parabola with R^2 > 0.99, u_max within 5 % and the half-width within 5 %; the Reynolds number "
                  "rho u L / eta is far below 1 (< 1e-3)")
@@ -356,7 +356,7 @@ def _still_video(img, g, n_frames=20, size=128):
     return Video(np.clip(np.rint(fr), 0, 255).astype(np.uint8), 0.05, 0.1, {"psf_sigma": 1.5})
 
 
-@check(method="microsim", paper=PAPER, budget=12,
+@check(method="microsim", paper=PAPER, budget=15,
        guarantee="9: physics-violation detection over random parameters -- ballistic motion, teleporting jumps, "
                  "frozen frames and flicker are each flagged in >= 75 % of trials; clean Brownian videos and real "
                  "still microscopy (stardist nuclei, scikit-image cell) with camera noise raise a false alarm in "
@@ -407,7 +407,7 @@ def _random_task(g, n_per_dim=5):
     return TaskRubric(int(g.integers(1, 10 ** 6)), "t", "r", crits)
 
 
-@check(method="microsim", paper=PAPER, budget=3,
+@check(method="microsim", paper=PAPER, budget=1,
        guarantee="10: rubric-scoring algebra -- D, T in [0, 100]; T = 100 iff every positive point is met and no "
                  "penalty applies; T non-decreasing in positive bits and non-increasing in penalty bits; invariant "
                  "to scaling a task's weights; reproduces hand-computed scores; the released evaluator's two "
