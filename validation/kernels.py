@@ -318,7 +318,7 @@ def t5_calibration(profile, rng):
 # ----------------------------------------------------------------------------- T6
 @check(method="kernels", guarantee="T6: few-shot benefit: the theory-informed kernel predicts held-out responses "
        "better than an RBF GP on pixels and a per-neuron DKL at small n (n <= 50), and its gap over the RBF GP shrinks "
-       "as n grows", paper=PAPER, budget=60)
+       "as n grows", paper=PAPER, budget=90)
 def t6_few_shot(profile, rng):
     import matplotlib
 
