@@ -73,7 +73,7 @@ def _sigma_loc(video, tr, psf_sigma):
     return float(np.sqrt(np.mean(e ** 2))) if e.size else float("nan")
 
 
-@check(method="microsim", paper=PAPER, budget=8,
+@check(method="microsim", paper=PAPER, budget=12,
        guarantee="2: rendered-video round trip (PSF sigma 1.5 px, SNR 10, exposure = dt, 0.1 um px): detection, "
                  "linking and the MSD fit recover D within 10 % and the offset within 30 % of "
                  "2 d sigma_loc^2 - 2 d D t_E/3 (Savin-Doyle), sigma_loc measured against the true exposure-averaged positions")
