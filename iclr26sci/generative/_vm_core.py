@@ -178,7 +178,7 @@ class ValueMLP(tnn.Module):
     :math:`N_\phi` is an MLP (SiLU) on the flattened state and :math:`t, \sin(k\pi t), \cos(k\pi t)`; its last
     layer starts at zero, so the untrained network is constant and the first rollouts are the base model's.
     ``offset`` :math:`c_0` and ``scale`` :math:`c_1` are buffers set once from the first Monte-Carlo targets
-    (target standardisation); they are not trained.
+    (target standardisation; the scale is at least 0.1 lam, since the first targets can be constant); they are not trained.
     """
 
     def __init__(self, dim, hidden=(256, 256, 256), n_freq=4, precondition=True):

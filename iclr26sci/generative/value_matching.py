@@ -436,8 +436,8 @@ class ValueMatching(BaseEstimator):
             if not self._normalised:
                 with torch.no_grad():
                     vnet.offset.fill_(float(Y.mean())) if hasattr(vnet, "offset") else None
-                    if hasattr(vnet, "scale"):
-                        vnet.scale.fill_(float(max(Y.std(), 1e-3)))
+                    if hasattr(vnet, "scale"):     # floor 0.1 lam: first targets may be constant (r = 0)
+                        vnet.scale.fill_(float(max(Y.std(), 0.1 * self._lam)))
                 self._normalised = True
             with torch.no_grad():
                 vpre = torch.cat([vnet(X[i:i + 8192], T[i:i + 8192]) for i in range(0, X.shape[0], 8192)])
