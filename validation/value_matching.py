@@ -163,7 +163,7 @@ def _tilt_check(profile, rng, kind, lam, _variant=None, steps=None, n_iter=None,
     return vm, crit, table
 
 
-@check(method="value_matching", paper=PAPER, budget=7,
+@check(method="value_matching", paper=PAPER, budget=10,
        guarantee="B3-1: with a Gaussian base N(m, s^2 I) and a linear reward a.x, value matching learns the "
                  "optimal cost-to-go from reward values only, and the guided memoryless SDE samples the exact "
                  "tilt N(m + lam s^2 a, s^2 I): sample mean within 0.05 and variance within 5%, value error "
@@ -203,7 +203,7 @@ def _ring(radius=2.0, sd=0.3, K=8):
     return GaussianFlowOracle(mean=means, cov=sd ** 2 * np.eye(2)), means
 
 
-@check(method="value_matching", paper=PAPER, budget=13,
+@check(method="value_matching", paper=PAPER, budget=12,
        guarantee="B3-3: with the non-differentiable reward 1{x in A} (A a half-plane) on an 8-Gaussian ring, VM "
                  "(reward values only) reaches the exact tilted mass P*(A) = e^lam P(A) / (e^lam P(A) + 1 - P(A)) "
                  "within 2 percentage points for lam in {1, 3}, and inside A the mode proportions are the base's "
@@ -254,7 +254,7 @@ def indicator_tilt_mass(profile, rng, _variant=None):
                                "reward (no tilt), a flipped control sign.")
 
 
-@check(method="value_matching", paper=PAPER, budget=10,
+@check(method="value_matching", paper=PAPER, budget=5,
        guarantee="B4: the true objective J(u_i) = E[sum 1/2|u|^2 h - lam r] of the VM policy, measured by Monte "
                  "Carlo on fresh rollouts, does not increase over policy-iteration steps (up to 2 standard errors) "
                  "and never goes below the optimum -log E_base[exp(lam r)] (up to 3 standard errors)")
@@ -335,7 +335,7 @@ def _wide_velocity(d, w):
     return WideVelocity()
 
 
-@check(method="value_matching", paper=PAPER, budget=5,
+@check(method="value_matching", paper=PAPER, budget=3,
        guarantee="B3-5: the training memory of value matching (tensors saved for backward plus the value "
                  "network's parameters, gradients and Adam moments) is flat in the frozen base network's width "
                  "(variation < 10%), while Adjoint Matching's grows at least linearly, and at the largest width VM "
@@ -401,7 +401,7 @@ def _through_base():
     return mock.patch.object(_vm_core._Base, "step", step)
 
 
-@check(method="value_matching", paper=PAPER, budget=10,
+@check(method="value_matching", paper=PAPER, budget=6,
        guarantee="B3-6: trained on-policy, the value network is accurate where the guided sampler goes; classifier "
                  "guidance, trained offline on base states with the same reward calls, is not: on states of the "
                  "optimally guided chain at lam = 5 its value MSE (up to a t-constant) is at least 2x VM's")
