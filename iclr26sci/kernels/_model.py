@@ -769,7 +769,7 @@ class DeepKernelGP(BaseEstimator):
 
 
 class PixelRBFGP(DeepKernelGP):
-    """Baseline: RBF GP on raw pixels (isotropic by default; median-heuristic initial length-scale).
+    r"""Baseline: RBF GP on raw pixels (isotropic by default; median-heuristic initial length-scale).
 
     .. math:: k(x,x') = s^2\exp(-\|x-x'\|^2/2\ell^2) + \sigma^2\delta_{xx'},\quad \text{constant mean } c
 
@@ -1028,7 +1028,7 @@ class TheoryInformedKernel(DeepKernelGP):
         cluster centres of the synthetic neurons' spike-triggered averages.
     pixel_fallback : bool
         Per-neuron fits (``fit``, ``log_evidence``, ``bayes_factor``) use the theory-plus-pixel sum kernel
-        :math:`k_T + s_P^2\exp(-\|x-x'\|^2/2\ell_P^2)`, both output scales fitted by the evidence
+        :math:`k_T + s_P^2\\exp(-\\|x-x'\\|^2/2\\ell_P^2)`, both output scales fitted by the evidence
         (default True). Where the theory describes the neuron the evidence keeps the pixel term
         small; where it does not (an off-centre or oriented receptive field) the variance moves to
         the pixel term, so the fit falls back toward :class:`PixelRBFGP` instead of being
