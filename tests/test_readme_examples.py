@@ -27,7 +27,8 @@ def _examples():
 
 def test_readme_has_one_example_per_method():
     ids = [p.id for p in _examples()]
-    assert {"causal", "games", "kernels", "embeddings", "imitation", "nn", "adaptation", "geom"} <= set(ids), ids
+    assert {"causal", "games", "kernels", "embeddings", "imitation", "nn", "adaptation", "geom", "rl", "tempflow",
+            "value_matching", "microsim"} <= set(ids), ids
 
 
 @pytest.mark.slow
