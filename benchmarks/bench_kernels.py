@@ -227,19 +227,11 @@ FAMILIES = ("theory", "DoG centred", "DoG off-centre", "Gabor", "DoG + Gabor mix
 
 
 def fit_sklearn_gpr_issue(X, z, Xq):
-    """scikit-learn GPR as in issue 28: RBF + WhiteKernel (times a constant) on standardised pixels,
-    normalize_y, 2 optimiser restarts."""
-    from sklearn.gaussian_process import GaussianProcessRegressor
-    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
-    from sklearn.preprocessing import StandardScaler
+    """scikit-learn GPR as in issue 28 (constant x RBF + WhiteKernel on standardised pixels, normalize_y, 2
+    optimiser restarts): the same fit as validation check T9's."""
+    from validation.kernels import _sklearn_gpr
 
-    sc = StandardScaler().fit(X)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        gp = GaussianProcessRegressor(ConstantKernel() * RBF() + WhiteKernel(), normalize_y=True,
-                                      n_restarts_optimizer=2, random_state=0).fit(sc.transform(X), z)
-    m, s = gp.predict(sc.transform(Xq), return_std=True)
-    return m, s ** 2
+    return _sklearn_gpr(X, z, Xq)
 
 
 def fit_poisson_glm(X, y, Xq, gaussian: bool):
