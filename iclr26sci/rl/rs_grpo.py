@@ -359,6 +359,18 @@ def _rho(n, c, k):
     return out
 
 
+def _binary_groups(rewards, group_ids, k, method: str):
+    """Shared set-up of the pass@k advantages: grouped binary rewards, a checked ``k``, the group sizes
+    ``n`` (column) and the validity mask ``V``."""
+    R, template = _as_rewards(rewards)
+    g = _group(R, group_ids)
+    _check_binary(g, method)
+    k = _check_k(k, g, method)
+    n = g.sizes.astype(np.float64)[:, None]
+    V = np.ones_like(g.R, dtype=bool) if g.valid is None else g.valid
+    return g, template, k, n, V
+
+
 def pkpo_advantage(rewards, group_ids=None, *, k: int = 4):
     r"""The PKPO advantage for pass@k (Walder and Karkhanis 2025), binary rewards, leave-one-out baseline.
 
@@ -390,12 +402,7 @@ def pkpo_advantage(rewards, group_ids=None, *, k: int = 4):
     >>> bool(A[0] > 0 > A[1])
     True
     """
-    R, template = _as_rewards(rewards)
-    g = _group(R, group_ids)
-    _check_binary(g, "PKPO")
-    k = _check_k(k, g, "PKPO")
-    n = g.sizes.astype(np.float64)[:, None]
-    V = np.ones_like(g.R, dtype=bool) if g.valid is None else g.valid
+    g, template, k, n, V = _binary_groups(rewards, group_ids, k, "PKPO")
     c = np.where(V, g.R, 0.0).sum(1, keepdims=True)
 
     def s_of(r, n_, c_):  # transformed reward of a sample with reward r in a group (n_, c_)
@@ -446,12 +453,7 @@ def passk_training_advantage(rewards, group_ids=None, *, k: int = 4):
     >>> bool(A[0] > 0 > A[1])
     True
     """
-    R, template = _as_rewards(rewards)
-    g = _group(R, group_ids)
-    _check_binary(g, "Pass@k-Training")
-    k = _check_k(k, g, "Pass@k-Training")
-    n = g.sizes.astype(np.float64)[:, None]
-    V = np.ones_like(g.R, dtype=bool) if g.valid is None else g.valid
+    g, template, k, n, V = _binary_groups(rewards, group_ids, k, "Pass@k-Training")
     neg = n - np.where(V, g.R, 0.0).sum(1, keepdims=True)
     Rbar = _rho(n, n - neg, k)
     sigma = np.sqrt(np.clip(Rbar * (1 - Rbar), 0.0, None))
