@@ -38,6 +38,14 @@ METHODS: dict[str, tuple[str, str]] = {
     "tempflow": ("validation.tempflow", "TempFlow-GRPO: timing-aware GRPO for flow models (arXiv:2508.04324)"),
     "value_matching": ("validation.value_matching", "Value Matching: gradient-free reward-guided flow adaptation (OpenReview 7iXt44Actj)"),
     "microsim": ("validation.microsim", "MicroWorldBench rubric scoring and microscale simulators (MicroVerse, arXiv:2603.00585)"),
+    "mvr": ("validation.mvr", "MVR: multi-view video reward shaping for continuous control (arXiv:2603.01694)"),
+    "light": ("validation.light", "LIGHT: pace-guided diffusion forcing for human-object interaction (arXiv:2603.25734)"),
+    "closedloop": ("validation.closedloop", "MindPilot: closed-loop stimulus optimisation from EEG responses (arXiv:2602.10552)"),
+    "distill": ("validation.distill", "Knowledge purification in multi-teacher distillation for LLMs (arXiv:2602.01064)"),
+    "ssdgs": ("validation.ssdgs", "SSD-GS: scattering and shadow decomposition for relightable 3-D Gaussians (arXiv:2604.13333)"),
+    "gaussian_fusion": ("validation.gaussian_fusion", "GaussianFusion: camera-LiDAR fusion through 3-D Gaussians (arXiv:2607.00746)"),
+    "josh": ("validation.josh", "JOSH: joint optimisation of cameras, scene and humans from monocular video (arXiv:2501.02158)"),
+    "opticalflow": ("validation.opticalflow", "DCFlow: unsupervised cross-modal optical flow by decoupled synthesis (arXiv:2509.24423)"),
 }
 
 

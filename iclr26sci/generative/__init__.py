@@ -1,14 +1,16 @@
-"""Method layer: reward-guided and reward-fine-tuned generative flow models.
+"""Method layer: generative models -- reward-guided and reward-fine-tuned flow models, and pace-guided diffusion forcing.
 
-Two papers share this sub-package, one public module each:
+Three papers share this sub-package, one public module each:
 
 - :mod:`iclr26sci.generative.tempflow`: TempFlow-GRPO (He et al., "TempFlow-GRPO: When Timing Matters for GRPO
   in Flow Models", arXiv:2508.04324), with Flow-GRPO, DanceGRPO and MixGRPO as modes of one trainer;
 - :mod:`iclr26sci.generative.value_matching`: Value Matching ("Value Matching: Scalable and Gradient-Free
   Reward-Guided Flow Adaptation", OpenReview 7iXt44Actj), with classifier guidance, training-free gradient
-  guidance, best-of-N and Adjoint Matching as peers.
+  guidance, best-of-N and Adjoint Matching as peers;
+- :mod:`iclr26sci.generative.light`: LIGHT ("LIGHT: Unleashing Guidance Without Classifiers for Human-Object
+  Interaction Animation", arXiv:2603.25734), diffusion forcing over modalities with pace-induced guidance.
 
-Both are built on :mod:`iclr26sci.nn` (flow matching, its SDE, the cached flow models and classifier, the diffusers
+All are built on :mod:`iclr26sci.nn` (flow matching, its SDE, the cached flow models and classifier, the diffusers
 bridge). Each module's public names are listed in its ``__all__``; the package re-exports them lazily (PEP 562),
 reading those lists from the source without importing the modules, so ``import iclr26sci.generative`` loads no
 torch.
@@ -21,7 +23,7 @@ import pathlib
 from iclr26sci.core._lazy import lazy_loader
 
 #: the public modules whose ``__all__`` this package re-exports
-_MODULES = ("tempflow", "value_matching")
+_MODULES = ("tempflow", "value_matching", "light")
 
 
 def _names(module: str) -> list[str]:
