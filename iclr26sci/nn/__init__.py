@@ -17,6 +17,7 @@ Modules (the public names each defines are listed in ``_WHERE`` below):
   ``_pretrained_flow``: :func:`fashion_flow`, :func:`digits_flow`; ``_fid``: :func:`frechet_distance`;
 - ``_lm``: :func:`load_lm` (offline SmolLM2-135M-Instruct), :func:`tiny_lm`, :class:`LanguageModel`;
 - ``_text``: :func:`embed_texts` (the packaged all-MiniLM-L6-v2 sentence embeddings) and :func:`minilm_path`.
+- ``_diffusion``: :class:`DiffusionSchedule`, per-token :func:`q_sample`, masked :func:`ddim_step`, :func:`sample_noise_levels`, :func:`ddim_levels`.
 
 Names load on first access (PEP 562), so ``import iclr26sci.nn`` imports neither torch nor transformers.
 """
@@ -41,6 +42,8 @@ _WHERE = {
     "load_lm": "_lm", "tiny_lm": "_lm", "LanguageModel": "_lm", "Generation": "_lm", "SequenceLogprob": "_lm",
     "LM_NAMES": "_lm",
     "minilm_path": "_text", "embed_texts": "_text", "MINILM_DIM": "_text",
+    "DiffusionSchedule": "_diffusion", "q_sample": "_diffusion", "ddim_step": "_diffusion",
+    "sample_noise_levels": "_diffusion", "ddim_levels": "_diffusion",
 }
 
 __all__ = list(_WHERE)
