@@ -26,6 +26,8 @@ import numpy as np
 
 from iclr26sci.core import InputError
 
+from iclr26sci.geom._mocap import load_deepmimic_clip as _load_deepmimic_clip
+
 from ._base import adapter
 
 __all__ = ["load_castle_simu", "load_visp_sequence", "load_cgal_mesh", "load_cgal_point_cloud",
@@ -405,38 +407,6 @@ def load_pyvista_mesh(name):
     return np.asarray(mesh.points, dtype=np.float64), faces.astype(np.int64)
 
 
-def _deepmimic_dir():
-    try:
-        import pybullet_data
-    except ImportError as exc:
-        raise ImportError("load_deepmimic_clip needs pybullet's data: pip install pybullet") from exc
-    return os.path.join(pybullet_data.getDataPath(), "data", "motions")
-
-
-@adapter(returns="dict", source="pybullet_data (PyPI pybullet, optional): data/motions",
-         description="DeepMimic humanoid motion-capture clips (walk, run, jump, backflip, ...)")
-def load_deepmimic_clip(name):
-    """A DeepMimic motion clip: ``{"frames": (T, 44), "duration": (T,), "loop": str}``.
-
-    Each frame row is the DeepMimic layout: duration, root position (3), root quaternion (w, x, y, z),
-    then joint rotations (quaternions for spherical joints, angles for revolute ones).
-
-    Parameters
-    ----------
-    name : str
-        A clip name such as ``"walk"`` (file ``humanoid3d_walk.txt``).
-
-    Examples
-    --------
-    >>> clip = load_deepmimic_clip("walk")                   # doctest: +SKIP
-    """
-    import json
-
-    root = _deepmimic_dir()
-    names = sorted(f[len("humanoid3d_"):-4] for f in os.listdir(root) if f.startswith("humanoid3d_"))
-    if not isinstance(name, str) or name not in names:
-        raise InputError("name", f"got {name!r}", f"one of {names}")
-    with open(os.path.join(root, f"humanoid3d_{name}.txt")) as fh:
-        d = json.load(fh)
-    F = np.asarray(d["Frames"], dtype=np.float64)
-    return {"frames": F[:, 1:], "duration": F[:, 0], "loop": d.get("Loop", "")}
+load_deepmimic_clip = adapter(returns="dict", source="pybullet_data (PyPI pybullet, optional): data/motions",
+                              description="DeepMimic humanoid motion-capture clips (walk, run, jump, backflip, ...)")(
+    _load_deepmimic_clip)

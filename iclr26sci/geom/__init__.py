@@ -12,7 +12,9 @@ Modules (each adds its names to ``__all__`` below):
 
 - ``_raycast``: :class:`RaycastScene` (open3d ray casting with a numpy fallback);
 - ``_body``: :class:`BodyModel` (SMPL-topology stand-in, optional ``anny``);
-- ``_scenes``: synthetic meshes and scene generators (OLAT, driving with LiDAR, human video).
+- ``_scenes``: synthetic meshes and scene generators (OLAT, driving with LiDAR, human video);
+- ``_mocap``: real motion capture -- the DeepMimic clips shipped with pybullet, played on the DeepMimic
+  humanoid by numpy forward kinematics (:func:`deepmimic_forward_kinematics`), and the MuJoCo humanoids.
 
 A new module adds its names to ``_WHERE`` below. Names load on first access (PEP 562), so
 ``import iclr26sci.geom`` does not import torch.
@@ -40,6 +42,10 @@ _WHERE = {
     "BodyModel": "_body", "BodyOutput": "_body", "SMPL_PARENTS": "_body", "SMPL_JOINT_NAMES": "_body",
     "uv_sphere": "_scenes", "box_mesh": "_scenes", "olat_scene": "_scenes", "driving_scene": "_scenes",
     "human_video": "_scenes", "OLATScene": "_scenes", "DrivingScene": "_scenes", "HumanVideo": "_scenes",
+    "load_deepmimic_clip": "_mocap", "deepmimic_forward_kinematics": "_mocap", "MotionFK": "_mocap",
+    "load_deepmimic_skeleton": "_mocap", "load_humanoid_skeleton": "_mocap", "load_mujoco_model": "_mocap",
+    "humanoid_model_names": "_mocap", "Skeleton": "_mocap", "Joint": "_mocap", "DEEPMIMIC_TO_MUJOCO": "_mocap",
+    "DEEPMIMIC_SCALE": "_mocap",
 }
 
 __all__ = list(_WHERE)

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from data_adapters import bodies as B
+from iclr26sci.geom import _mocap as B
 from iclr26sci.core import InputError
 
 needs_debian = pytest.mark.skipif(not os.path.isdir(B.MUJOCO_MODEL_DIR), reason="apt-get install -y libmujoco-samples")
@@ -174,7 +174,9 @@ def test_deepmimic_forward_kinematics_matches_pybullet():
 
 
 @pytest.mark.bad_input("data_adapters.load_humanoid_skeleton", "data_adapters.load_mujoco_model",
-                       "data_adapters.deepmimic_forward_kinematics", "data_adapters.Skeleton", "data_adapters.MotionFK")
+                       "data_adapters.deepmimic_forward_kinematics", "data_adapters.Skeleton", "data_adapters.MotionFK",
+                       "geom.load_humanoid_skeleton", "geom.load_mujoco_model", "geom.deepmimic_forward_kinematics",
+                       "geom.Skeleton", "geom.MotionFK")
 def test_bad_input():
     with pytest.raises(InputError, match="`name`"):
         B.load_humanoid_skeleton("robot")
@@ -239,4 +241,17 @@ BAD_INPUT_EXEMPT = {
     "data_adapters.Joint": "a record the parsers build",
     "data_adapters.DEEPMIMIC_TO_MUJOCO": "a constant dict of body names",
     "data_adapters.DEEPMIMIC_SCALE": "a constant float (the DeepMimic model scale)",
+    "geom.humanoid_model_names": "takes no arguments (lists the installed files)",
+    "geom.load_deepmimic_skeleton": "takes no arguments (reads the URDF shipped with pybullet)",
+    "geom.Joint": "a record the parsers build",
+    "geom.DEEPMIMIC_TO_MUJOCO": "a constant dict of body names",
+    "geom.DEEPMIMIC_SCALE": "a constant float (the DeepMimic model scale)",
 }
+
+
+def test_data_adapters_reexport_the_geom_objects():
+    import data_adapters
+
+    for name in ("deepmimic_forward_kinematics", "load_humanoid_skeleton", "MotionFK", "load_deepmimic_clip"):
+        assert getattr(data_adapters, name) is getattr(B, name)
+    assert "deepmimic_forward_kinematics" in data_adapters.ADAPTERS and "humanoid_skeleton" in data_adapters.ADAPTERS

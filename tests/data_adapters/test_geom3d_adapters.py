@@ -80,7 +80,7 @@ def test_pyvista_mesh_or_install_hint():
     assert V.shape[1] == 3 and F.shape[1] == 3 and F.max() < len(V)
 
 
-@pytest.mark.bad_input("data_adapters.load_deepmimic_clip")
+@pytest.mark.bad_input("data_adapters.load_deepmimic_clip", "geom.load_deepmimic_clip")
 def test_deepmimic_clip_or_install_hint():
     try:
         import pybullet_data  # noqa: F401

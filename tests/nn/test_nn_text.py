@@ -7,7 +7,7 @@ import pytest
 from iclr26sci.core import InputError
 from iclr26sci.nn import MINILM_DIM, embed_texts, minilm_path
 
-BAD_INPUT_EXEMPT = {"nn.minilm_path": "takes no input", "nn.MINILM_DIM": "a constant"}
+BAD_INPUT_EXEMPT = {"nn.minilm_path": "takes no input", "nn.MINILM_DIM": "a constant integer (the embedding width)"}
 
 
 def test_embeddings_are_unit_norm_and_order_preserving():
