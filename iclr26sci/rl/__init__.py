@@ -8,7 +8,10 @@ Modules:
   verl-signature estimator, the bandit lemmas, the 100-armed bandit and the linear-softmax pass@k toy,
   and :class:`RSGRPOTrainer` (a ``trl.GRPOTrainer`` whose only change is the advantage);
 - ``tasks``: :class:`ArithmeticTask`, generated arithmetic problems with exact answers, a sympy grader and a
-  held-out split, for real language-model runs.
+  held-out split, for real language-model runs;
+- ``mvr``: MVR, multi-view video reward shaping for continuous control (Luo et al., arXiv:2603.01694, ICLR
+  2026): multi-view MuJoCo clip recording, video-text scorer interface and stand-ins, the Bradley-Terry
+  state-relevance network, the code-faithful shaping and a PBRS option, on a TQC/SAC backbone (:class:`MVR`).
 
 Names load on first access (PEP 562), so ``import iclr26sci.rl`` imports neither torch nor trl.
 """
@@ -25,6 +28,12 @@ _WHERE = {
     "bandit_experiment": "rs_grpo", "BanditResult": "rs_grpo", "linear_softmax_toy": "rs_grpo",
     "ToyResult": "rs_grpo", "RSGRPOTrainer": "_trl",
     "ArithmeticTask": "tasks", "grade_answer": "tasks",
+    # MVR (iclr26sci.rl.mvr)
+    "MVR": "mvr", "MVRShaper": "mvr", "StateRelevance": "mvr", "mvr_shaping": "mvr", "mvr_potential": "mvr",
+    "pbrs_shaping": "mvr", "soft_preference_labels": "mvr", "view_averaged_score": "mvr",
+    "make_multiview_env": "mvr", "MultiViewEnv": "mvr", "MultiViewClip": "mvr", "CAMERAS": "mvr",
+    "VideoTextScorer": "mvr", "DemoPrototypeScorer": "mvr", "MotionDescriptorScorer": "mvr",
+    "OscillatorEnv": "mvr", "oscillation_amplitude": "mvr", "gridworld_optimal_policy": "mvr",
 }
 
 __all__ = list(_WHERE)
