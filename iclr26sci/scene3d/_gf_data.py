@@ -144,6 +144,13 @@ class FusionScene:
     objects : list of SceneObject
     classes : tuple of str
         Class names; label ``c`` (1-based) is ``classes[c - 1]`` and 0 is free space.
+
+    Examples
+    --------
+    >>> from iclr26sci.scene3d import driving_scene
+    >>> s = driving_scene(n_scenes=2, cameras=2, lidar_beams=4, width=16, height=8, lidar_azimuths=64, rng=0).test[0]
+    >>> s.depths.shape, s.boxes().shape[1]
+    ((2, 8, 16), 8)
     """
 
     images: np.ndarray
@@ -216,6 +223,12 @@ class FusionData:
     ----------
     train, test : list of FusionScene
     classes : tuple of str
+
+    Examples
+    --------
+    >>> from iclr26sci.scene3d import driving_scene
+    >>> driving_scene(n_scenes=3, cameras=1, lidar_beams=2, width=8, height=8, lidar_azimuths=16, rng=1)
+    FusionData(2 train, 1 test, classes=('car', 'pole', 'pedestrian', 'road'))
     """
 
     train: list

@@ -45,7 +45,10 @@ from sklearn.base import BaseEstimator
 from iclr26sci.core import InputError, check_is_fitted, progress
 
 from ._gf_data import KNOWN_CLASSES, VOLUME_HI, VOLUME_LO, FusionData, FusionScene, render_scene, sample_objects
-from ._gf_ops import Grid, lift_pixels, mean_vfe, splat_gaussians
+from ._gf_ops import Grid as _Grid
+from ._gf_ops import lift_pixels
+from ._gf_ops import mean_vfe as _mean_vfe
+from ._gf_ops import splat_gaussians as _splat
 
 __all__ = ["GaussianFusion", "BEVFusionBaseline", "FusionEvaluation", "FusionScene", "FusionData", "driving_scene",
            "splat_gaussians", "mean_vfe", "forward_project", "Grid", "center_distance_ap", "occupancy_iou"]
@@ -163,6 +166,161 @@ def _check_scenes(scenes, name, classes=None):
     for i, s in enumerate(scenes[1:], 1):
         _check_scene(s, f"{name}[{i}]", cl)
     return list(scenes), cl
+
+
+# ====================================================================== geometric operators (public, validated)
+class Grid(_Grid):
+    """An axis-aligned voxel grid: ``shape`` = (nx, ny, nz) cells over the box ``lo .. hi`` (metres).
+
+    Cell ``(i, j, k)`` has its centre at ``lo + (idx + 0.5) * cell``, ``cell = (hi - lo) / shape``.
+
+    Parameters
+    ----------
+    lo, hi : tuple of 3 floats
+        Opposite corners, ``hi > lo`` in every axis.
+    shape : tuple of 3 ints
+        Cells per axis (>= 1).
+
+    Examples
+    --------
+    >>> g = Grid((-1.0, -1.0, 0.0), (1.0, 1.0, 1.0), (2, 2, 1))
+    >>> g.cell.tolist(), tuple(g.centres().shape)
+    ([1.0, 1.0, 1.0], (2, 2, 1, 3))
+    """
+
+    def __post_init__(self):
+        try:
+            lo, hi = np.asarray(self.lo, float), np.asarray(self.hi, float)
+        except (TypeError, ValueError):
+            raise InputError("lo", f"got {self.lo!r} / {self.hi!r}", "3 finite coordinates each") from None
+        if lo.shape != (3,) or hi.shape != (3,) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise InputError("lo", f"lo {self.lo!r}, hi {self.hi!r}", "3 finite coordinates each")
+        if not np.all(hi > lo):
+            raise InputError("hi", f"{hi.tolist()} is not above lo={lo.tolist()} in every axis", "hi > lo componentwise")
+        shp = tuple(self.shape) if hasattr(self.shape, "__len__") else ()
+        if len(shp) != 3 or any(isinstance(v, bool) or not isinstance(v, Integral) or v < 1 for v in shp):
+            raise InputError("shape", f"got {self.shape!r}", "3 integer cell counts >= 1")
+        object.__setattr__(self, "lo", tuple(lo.tolist()))
+        object.__setattr__(self, "hi", tuple(hi.tolist()))
+        object.__setattr__(self, "shape", tuple(int(v) for v in shp))
+
+    def with_bev(self, bev: int) -> "Grid":
+        """The same box with ``bev x bev`` cells in x, y."""
+        return Grid(self.lo, self.hi, (_pos_int(bev, "bev"), _pos_int(bev, "bev"), self.shape[2]))
+
+
+def _gaussian_args(means, scales, rots, feats):
+    import torch
+
+    def t(x, name, last):
+        if isinstance(x, torch.Tensor):
+            a = x
+        else:
+            try:
+                a = torch.as_tensor(np.asarray(x, dtype=np.float64))
+            except (TypeError, ValueError):
+                raise InputError(name, f"got {type(x).__name__}", f"a numeric (n, {last or 'C'}) array") from None
+        if a.ndim != 2 or (last is not None and a.shape[1] != last):
+            raise InputError(name, f"has shape {tuple(a.shape)}", f"(n, {last or 'C'})")
+        if not torch.isfinite(a).all():
+            raise InputError(name, "contains NaN or inf", "finite values")
+        return a
+
+    m, s, r, f = t(means, "means", 3), t(scales, "scales", 3), t(rots, "rots", 4), t(feats, "feats", None)
+    n = len(m)
+    for name, a in (("scales", s), ("rots", r), ("feats", f)):
+        if len(a) != n:
+            raise InputError(name, f"has {len(a)} rows, means {n}", "one row per Gaussian")
+    if n and not bool((s > 0).all()):
+        raise InputError("scales", "has entries <= 0", "scales > 0 (metres)")
+    if n and not bool((r.norm(dim=1) > 1e-12).all()):
+        raise InputError("rots", "has a zero quaternion", "non-zero quaternions (wxyz; normalised internally)")
+    dt = m.dtype
+    return m, s.to(dt), r.to(dt), f.to(dt)
+
+
+def _grid_arg(grid):
+    if not isinstance(grid, _Grid):
+        raise InputError("grid", f"got {type(grid).__name__}", "an iclr26sci.scene3d.Grid")
+    return grid
+
+
+def splat_gaussians(means, scales, rots, feats, grid, *, truncate=3.0, max_radius=None):
+    r"""Gaussian-to-voxel splatting of a Gaussian mixture at the voxel centres :math:`p` of ``grid``:
+
+    .. math:: f(p) = \sum_i \exp\!\big(-\tfrac12 (p-\mu_i)^\top \Sigma_i^{-1} (p-\mu_i)\big)\, q_i,
+              \qquad \Sigma_i = R(r_i)\,\mathrm{diag}(s_i)^2 R(r_i)^\top .
+
+    Parameters
+    ----------
+    means : array-like (n, 3)
+        Gaussian centres (metres).
+    scales : array-like (n, 3)
+        Standard deviations along the Gaussian's own axes (> 0).
+    rots : array-like (n, 4)
+        Orientation quaternions, wxyz (normalised here).
+    feats : array-like (n, C)
+        Feature vector carried by each Gaussian.
+    grid : Grid
+        Where to evaluate.
+    truncate : float or None
+        Sum only where the Mahalanobis distance is <= ``truncate`` (the paper evaluates Gaussians within
+        3 sigma); None evaluates every Gaussian everywhere (dense, exact).
+    max_radius : int or None
+        Cap on one Gaussian's search window in cells (None: never cut a contribution).
+
+    Returns
+    -------
+    Tensor (nx, ny, nz, C)
+
+    Examples
+    --------
+    >>> g = Grid((-1.0, -1.0, -1.0), (1.0, 1.0, 1.0), (2, 2, 2))
+    >>> f = splat_gaussians([[0.5, 0.5, 0.5]], [[1.0, 1.0, 1.0]], [[1.0, 0, 0, 0]], [[1.0]], g, truncate=None)
+    >>> round(float(f[1, 1, 1, 0]), 6), round(float(f[0, 0, 0, 0]), 6)
+    (1.0, 0.22313)
+    """
+    m, s, r, f = _gaussian_args(means, scales, rots, feats)
+    grid = _grid_arg(grid)
+    if truncate is not None:
+        truncate = _pos_real(truncate, "truncate")
+    if max_radius is not None:
+        max_radius = _pos_int(max_radius, "max_radius")
+    return _splat(m, s, r, f, grid, truncate=truncate, max_radius=max_radius)
+
+
+def mean_vfe(means, scales, rots, feats, grid, *, dims=3):
+    r"""MeanVFE Gaussian-to-voxel pooling: one averaged Gaussian per non-empty cell of ``grid``,
+    :math:`\hat g = \tfrac1M[\sum_m \mu_m, \sum_m s_m, \sum_m r_m]`, :math:`\hat q = \tfrac1M \sum_m q_m`
+    (quaternions put on the hemisphere w >= 0 before averaging, then renormalised [recon]).
+
+    Parameters
+    ----------
+    means, scales, rots, feats : array-like
+        The Gaussians, as in :func:`splat_gaussians`.
+    grid : Grid
+        The cells.
+    dims : {2, 3}
+        3: 3-D voxels; 2: BEV pillars (x, y cells over all heights).
+
+    Returns
+    -------
+    means, scales, rots, feats, cells, counts : tensors
+        The pooled Gaussians, the flat index of their cell, and how many Gaussians each averages.
+
+    Examples
+    --------
+    >>> g = Grid((0.0, 0.0, 0.0), (2.0, 1.0, 1.0), (2, 1, 1))
+    >>> out = mean_vfe([[0.2, 0.5, 0.5], [0.6, 0.5, 0.5], [1.5, 0.5, 0.5]], [[1.0] * 3] * 3,
+    ...                [[1.0, 0, 0, 0]] * 3, [[1.0], [3.0], [5.0]], g)
+    >>> out[3].ravel().tolist(), out[5].tolist()
+    ([2.0, 5.0], [2, 1])
+    """
+    m, s, r, f = _gaussian_args(means, scales, rots, feats)
+    grid = _grid_arg(grid)
+    if dims not in (2, 3) or isinstance(dims, bool):
+        raise InputError("dims", f"got {dims!r}", "2 (BEV pillars) or 3 (voxels)")
+    return _mean_vfe(m, s, r, f, grid, dims=dims)
 
 
 # ====================================================================== data
@@ -392,6 +550,13 @@ class FusionEvaluation:
         Mean inference wall time per scene (milliseconds; depends on the machine and its load).
     grid : tuple
         The evaluation grid (nx, ny, nz).
+
+    Examples
+    --------
+    >>> ev = FusionEvaluation(miou=0.5, iou=0.6, class_iou={"pole": 0.2}, pole_iou=0.2, ap=0.3, class_ap={},
+    ...                       memory_bytes=2 ** 20, ms_per_scene=10.0, grid=(32, 32, 6))
+    >>> ev
+    FusionEvaluation(mIoU=0.500, pole IoU=0.200, AP=0.300, memory=1.0 MiB)
     """
 
     miou: float
