@@ -30,6 +30,9 @@ class Grid:
     hi: tuple
     shape: tuple
 
+    def __post_init__(self):     # the public subclass iclr26sci.scene3d.Grid validates here
+        pass
+
     @property
     def cell(self) -> np.ndarray:
         return (np.asarray(self.hi, float) - np.asarray(self.lo, float)) / np.asarray(self.shape, float)
