@@ -193,9 +193,10 @@ def g3_forward_projection(profile, rng):
 
 def _encoder_bytes(model, scene):
     st = SceneTensors(scene, "cpu")
-    seen = {}
+    seen, keep = {}, []
 
     def pack(t):
+        keep.append(t)           # held, so a storage address is never reused while counting
         seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
         return t
 
@@ -212,13 +213,14 @@ def _encoder_bytes(model, scene):
                  "baseline's training memory grows as R^2 (log-log slope between 128 and 256 in [1.8, 2]) while the "
                  "Gaussian encoder's memory does not depend on R at all (only the final voxelisation scales)")
 def g4_memory_scaling(profile, rng):
-    data = driving_scene(n_scenes=2, cameras=4, lidar_beams=16, lidar_azimuths=360, rng=int(rng.integers(2 ** 31)))
-    s = data.train[0]
+    classes = ("car", "pole", "pedestrian", "road")
+    s = render_scene(sample_objects(rng, classes), classes, n_cameras=4, width=64, height=48, lidar_beams=16,
+                     lidar_azimuths=360)
     Rs = [32, 64, 128, 256]
     rows, bev_mem, gf_mem, enc = [], [], [], []
     for R in Rs:
-        b = BEVFusionBaseline(bev=R, epochs=0, rng=0).fit([s])
-        g = GaussianFusion(bev=R, epochs=0, n_gaussians=1000, rng=0).fit([s])
+        b = BEVFusionBaseline(bev=R, embed=16, epochs=0, rng=0).fit([s])
+        g = GaussianFusion(bev=R, embed=16, epochs=0, n_gaussians=1000, rng=0).fit([s])
         bev_mem.append(b.training_memory(s))
         gf_mem.append(g.training_memory(s))
         enc.append(_encoder_bytes(g, s))

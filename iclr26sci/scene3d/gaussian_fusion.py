@@ -807,9 +807,10 @@ class _FusionBase(BaseEstimator):
 
         check_is_fitted(self, "net_", method="training_memory")
         _check_scene(scene, "scene", self.classes_)
-        seen = {}
+        seen, keep = {}, []
 
         def pack(t):
+            keep.append(t)       # held until the end, so a storage address is never reused while counting
             try:
                 key = (t.untyped_storage().data_ptr(), t.device.type)
                 seen[key] = max(seen.get(key, 0), t.untyped_storage().nbytes())
@@ -826,6 +827,7 @@ class _FusionBase(BaseEstimator):
                 out = self.net_(st)
                 loss = sum(v.float().sum() for k, v in out.items() if k in ("occ", "heat", "reg"))
             del loss, out
+            keep.clear()
         finally:
             self.net_.load_state_dict({**self.net_.state_dict(), **state})
             self.net_.train(was)
