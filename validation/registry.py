@@ -45,6 +45,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "ssdgs": ("validation.ssdgs", "SSD-GS: scattering and shadow decomposition for relightable 3-D Gaussians (arXiv:2604.13333)"),
     "gaussian_fusion": ("validation.gaussian_fusion", "GaussianFusion: camera-LiDAR fusion through 3-D Gaussians (arXiv:2607.00746)"),
     "josh": ("validation.josh", "JOSH: joint optimisation of cameras, scene and humans from monocular video (arXiv:2501.02158)"),
+    "agents": ("validation.agents", "Agentic Predictor: multi-view encoders that predict LLM-workflow success (arXiv:2505.19764)"),
     "opticalflow": ("validation.opticalflow", "DCFlow: unsupervised cross-modal optical flow by decoupled synthesis (arXiv:2509.24423)"),
 }
 
