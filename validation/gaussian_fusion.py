@@ -299,12 +299,12 @@ def g8_rotation_equivariance(profile, rng):
 
 # ---------------------------------------------------------------------- trained-model checks (slow)
 def _train_data(profile, seed):
-    return driving_scene(n_scenes=profile.pick(30, 120), cameras=4, lidar_beams=32, lidar_azimuths=720, rng=seed,
-                         test_fraction=0.2)
+    return driving_scene(n_scenes=profile.pick(16, 120), cameras=4, lidar_beams=32, lidar_azimuths=720, rng=seed,
+                         test_fraction=profile.pick(0.25, 0.2))
 
 
 def _gf(profile, seed, **kw):
-    base = dict(n_gaussians=1500, bev=32, feature_bev=32, epochs=profile.pick(6, 12), rng=seed)
+    base = dict(n_gaussians=profile.pick(800, 1500), bev=32, feature_bev=32, epochs=profile.pick(5, 12), rng=seed)
     base.update(kw)
     return GaussianFusion(**base)
 
@@ -363,7 +363,7 @@ def g5_thin_structures(profile, rng):
     data = _train_data(profile, seed)
     R = 32
     g = GaussianFusion.evaluate(_gf(profile, seed, bev=R).fit(data.train), data.test, eval_bev=2 * R)
-    b = BEVFusionBaseline(bev=2 * R, epochs=profile.pick(6, 12), rng=seed).fit(data.train)
+    b = BEVFusionBaseline(bev=2 * R, epochs=profile.pick(5, 12), rng=seed).fit(data.train)
     bev = BEVFusionBaseline.evaluate(b, data.test)
     rows = [dict(model=f"GaussianFusion R={R}", pole_iou=g.pole_iou, miou=g.miou, ap=g.ap, memory_MiB=g.memory_bytes / 2 ** 20),
             dict(model=f"BEVFusion R={2 * R}", pole_iou=bev.pole_iou, miou=bev.miou, ap=bev.ap,
