@@ -283,3 +283,227 @@ def d3_affine_composition(profile, rng, variant=None):
                                "exactly by bilinear interpolation (1e-3 px is the spec's tolerance); for "
                                "a sin field the bilinear error is bounded by the second derivatives. Broken variants "
                                "caught: H_A^-1 instead of H_A, F sampled at y instead of H_B^-1 y.")
+
+
+# ---------------------------------------------------------------------------------------------- trained models
+#: training recipe of the cached DCFlow-mini models (quick profile); [recon] sizes for 2 CPU cores
+RECIPE = dict(n_pairs=512, size=32, steps=1000, lr=1e-3, batch_size=4, max_translation=0.2, modality="thermal_like")
+EVAL_WIDTH = 96
+
+
+def _bundle(arch):
+    import torch
+
+    from iclr26sci.opticalflow import FlowNet, TinyUNet
+
+    return torch.nn.ModuleDict({"net": FlowNet(arch), "tr": TinyUNet()})
+
+
+def _motorcycle_training_pairs(n, size, seed):
+    """Cross-modal pairs cut from the Middlebury left view (width 256) with its oracle depth (1/disparity)."""
+    from iclr26sci.opticalflow import crossmodal_pairs, motorcycle_pair
+
+    mp = motorcycle_pair(None, width=256)
+    return crossmodal_pairs(mp.image_b_rgb[None], RECIPE["modality"], n, size=size, depth=mp.depth_b[None], rng=seed)
+
+
+def trained_model(variant, arch="pwc_tiny", seed=0, steps=None, source="images"):
+    """A DCFlow-mini model (DCFlow with its trained nets) from the user cache, trained once.
+
+    ``variant``: "appearance" (NeMAR-mini), "decoupled" (tau=0, no consistency), "robust" (tau=0.1, no
+    consistency), "full" (tau=0.1 + consistency), "full_oracle_depth" / "full_random_depth" (trained on
+    Middlebury-left crops with oracle or crude depth).
+    """
+    from iclr26sci.nn import cached_model
+    from iclr26sci.opticalflow import DCFlow, crossmodal_pairs
+
+    steps = RECIPE["steps"] if steps is None else steps
+    kw = {"appearance": dict(objective="appearance", consistency=False),
+          "decoupled": dict(trim=0.0, consistency=False), "robust": dict(trim=0.1, consistency=False),
+          "full": dict(trim=0.1, consistency=True),
+          "full_oracle_depth": dict(trim=0.1, consistency=True, depth="pairs"),
+          "full_random_depth": dict(trim=0.1, consistency=True, depth="random")}[variant]
+    if variant.startswith("full_"):
+        source = "motorcycle_left"
+    settings = {**RECIPE, "steps": steps, "variant": variant, "arch": arch, "source": source, "v": 2}
+
+    def make():
+        return DCFlow(net=arch, rng=seed, lr=RECIPE["lr"], batch_size=RECIPE["batch_size"],
+                      max_translation=RECIPE["max_translation"], **kw)
+
+    def build():
+        import torch
+
+        if source == "images":
+            pairs = crossmodal_pairs("images", RECIPE["modality"], RECIPE["n_pairs"], size=RECIPE["size"], rng=seed)
+        else:
+            pairs = _motorcycle_training_pairs(RECIPE["n_pairs"], RECIPE["size"], seed)
+        torch.set_num_threads(1)
+        m = make().fit(pairs, steps=steps)
+        b = torch.nn.ModuleDict({"net": m.net_, "tr": m.translator_})
+        return b, {"fit_seconds": m.fit_seconds_, **{k: float(np.mean(v[-50:])) for k, v in m.history_.items() if v}}
+
+    bundle, meta = cached_model(f"dcflow-{variant}-{arch}", settings, seed, build, lambda: _bundle(arch))
+    m = make()
+    m.net_, m.translator_ = bundle["net"], bundle["tr"]
+    m.n_steps_, m.fit_seconds_ = steps, float(meta.get("metrics", {}).get("fit_seconds", float("nan")))
+    m.history_ = {}
+    return m, meta
+
+
+def _eval_motorcycle(predict, modality="thermal_like", width=EVAL_WIDTH):
+    from iclr26sci.opticalflow import flow_metrics, motorcycle_pair
+
+    mp = motorcycle_pair(modality, width=width)
+    return flow_metrics(predict(mp.image_a, mp.image_b), mp.flow, mp.mask)
+
+
+# ---------------------------------------------------------------------------------------------- D4
+def _d4_train(p, trim, seed, steps):
+    """Supervised tiny PWC on synthetic B-modality triplets whose labels are corrupted on a fraction p."""
+    import torch
+
+    from iclr26sci.nn import cached_model
+    from iclr26sci.opticalflow import DCFlow, FlowNet, crossmodal_pairs, trimmed_l1
+
+    settings = {"p": p, "trim": trim, "steps": steps, "size": 32, "batch": 8, "lr": 1e-3, "v": 1}
+
+    def build():
+        torch.manual_seed(seed)
+        torch.set_num_threads(1)
+        net = FlowNet("pwc_tiny")
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        pairs = crossmodal_pairs("images", "thermal_like", 256, size=32, rng=seed)
+        synth = DCFlow(max_translation=0.2)
+        g = np.random.default_rng(seed)
+        for _ in range(steps):
+            idx = g.integers(0, len(pairs), 8)
+            imgs = np.repeat(pairs.image_b[idx][..., None], 3, -1)
+            new, f, mk = synth._synth_batch(imgs, None, g)
+            corrupt = mk & (g.random(mk.shape) < p)
+            f = f + corrupt[..., None] * g.uniform(-20, 20, f.shape)
+            I = torch.as_tensor(imgs.transpose(0, 3, 1, 2).astype(np.float32))
+            In = torch.as_tensor(new.transpose(0, 3, 1, 2).astype(np.float32))
+            loss = trimmed_l1(net(In, I), torch.as_tensor(f.transpose(0, 3, 1, 2).astype(np.float32)),
+                              torch.as_tensor(mk), trim)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return net, {}
+
+    net, _ = cached_model("dcflow-d4-pwc", settings, seed, build, lambda: FlowNet("pwc_tiny"))
+    return net
+
+
+def _d4_clean_epe(net, seed, n=48):
+    import torch
+
+    from iclr26sci.opticalflow import DCFlow, crossmodal_pairs
+
+    pairs = crossmodal_pairs("images", "thermal_like", n, size=32, rng=10_000 + seed)
+    g = np.random.default_rng(20_000 + seed)
+    imgs = np.repeat(pairs.image_b[..., None], 3, -1)
+    new, f, mk = DCFlow(max_translation=0.2)._synth_batch(imgs, None, g)
+    with torch.no_grad():
+        out = net(torch.as_tensor(new.transpose(0, 3, 1, 2).astype(np.float32)),
+                  torch.as_tensor(imgs.transpose(0, 3, 1, 2).astype(np.float32))).numpy().transpose(0, 2, 3, 1)
+    e = np.linalg.norm(out - f, axis=-1)
+    return float(e[mk].mean()), e, mk
+
+
+@check(method="opticalflow", paper=PAPER, budget=4,
+       guarantee="Under label corruption on a fraction p of the pixels (uniform +-20 px), a flow net trained "
+                 "with the trimmed L1 (tau = p) has lower clean-test EPE than one trained with the plain L1 "
+                 "(tau = 0), for p in {5, 10, 20}%, and the plain L1's EPE grows with p")
+def d4_trimmed_loss(profile, rng, variant=None, train_seed=0):
+    steps = profile.pick(400, 1500)
+    ps = (0.05, 0.10, 0.20)
+    rows, crit = [], []
+    plain = []
+    for p in ps:
+        trim = 0.0 if variant == "no_trim" else p
+        e_t, et, mk = _d4_clean_epe(_d4_train(p, trim, train_seed, steps), train_seed)
+        e_p, ep, _ = _d4_clean_epe(_d4_train(p, 0.0, train_seed, steps), train_seed)
+        # paired bootstrap over the test pixels of the EPE difference (Monte-Carlo tolerance of the test set)
+        d = (ep - et)[mk]
+        boot = [float(np.mean(rng.choice(d, d.size))) for _ in range(200)]
+        lo = float(np.percentile(boot, 2.5))
+        rows.append({"p": p, "epe_trimmed": e_t, "epe_plain": e_p, "diff_ci_low": lo})
+        crit.append(Criterion(f"p={p:.0%}: EPE(plain) - EPE(trimmed), 95% lower bound (px)", lo, 0.0, ">"))
+        plain.append(e_p)
+    mono = float(min(np.diff(plain)))
+    crit.append(Criterion("min increase of plain-L1 EPE between successive p (px)", mono, 0.0, ">"))
+    return CheckResult(criteria=crit, table=rows,
+                       details=f"Tiny PWC trained {steps} steps (batch 8, 32 px) on synthetic thermal-like triplets "
+                               "with corrupted labels; EPE on 48 clean held-out triplets; the trimmed-vs-plain gap "
+                               "must be positive at the 95% paired-bootstrap lower bound. Trained nets are cached "
+                               "(seed 0). Broken variant caught: no trimming (tau = 0 in both arms: gap 0).")
+
+
+# ---------------------------------------------------------------------------------------------- D5
+@check(method="opticalflow", paper=PAPER, budget=6,
+       guarantee="On the real Middlebury motorcycle pair with a synthetic thermal-like shift, DCFlow-mini has "
+                 "lower EPE than the appearance-only baseline (NeMAR-mini) and than Farneback and DIS on the raw "
+                 "cross-modal pair, and each added component (decoupling, trimmed loss, consistency) lowers EPE")
+def d5_decoupled_beats_appearance(profile, rng, variant=None):
+    from iclr26sci.opticalflow import classical_flow
+
+    res = {}
+    for v in ("appearance", "decoupled", "robust", "full"):
+        m, _ = trained_model(v)
+        res[v] = _eval_motorcycle(m.predict)
+    if variant == "appearance_as_dcflow":
+        res["full"] = res["appearance"]
+    for meth in ("farneback", "dis", "zero"):
+        res[meth] = _eval_motorcycle(lambda a, b, meth=meth: classical_flow(a, b, meth))
+    rows = [{"method": k, "EPE": v["epe"], "F1": v["f1"]} for k, v in res.items()]
+    full = res["full"]["epe"]
+    crit = [Criterion("EPE(appearance-only) - EPE(DCFlow) (px)", res["appearance"]["epe"] - full, 0.0, ">"),
+            Criterion("EPE(Farneback) - EPE(DCFlow) (px)", res["farneback"]["epe"] - full, 0.0, ">"),
+            Criterion("EPE(DIS) - EPE(DCFlow) (px)", res["dis"]["epe"] - full, 0.0, ">"),
+            Criterion("EPE(appearance) - EPE(decoupled) (px)", res["appearance"]["epe"] - res["decoupled"]["epe"], 0.0, ">"),
+            Criterion("EPE(decoupled) - EPE(+trimmed) (px)", res["decoupled"]["epe"] - res["robust"]["epe"], 0.0, ">"),
+            Criterion("EPE(+trimmed) - EPE(+consistency) (px)", res["robust"]["epe"] - full, 0.0, ">")]
+    return CheckResult(criteria=crit, table=rows,
+                       details=f"Models trained once ({RECIPE['steps']} steps, {RECIPE['size']} px crops of the "
+                               "scikit-image/scikit-learn textures, crude random depth; cached, seed 0) and "
+                               f"evaluated on the {EVAL_WIDTH}-px motorcycle pair (8k pixels with GT disparity). "
+                               "Paper ablation (MS2 RGB-T): 21.23 -> 5.80 -> 4.81 -> 3.46. Broken variant caught: "
+                               "the appearance-only model reported as DCFlow.")
+
+
+# ---------------------------------------------------------------------------------------------- D6
+@check(method="opticalflow", paper=PAPER, budget=3,
+       guarantee="Depth robustness: DCFlow-mini trained with synthesis from oracle depth (1/disparity) and from "
+                 "a crude random smooth depth reach Middlebury EPEs within 15% of each other")
+def d6_depth_robustness(profile, rng, variant=None):
+    mo, _ = trained_model("full_oracle_depth")
+    mr, _ = trained_model("full_random_depth")
+    eo, er = _eval_motorcycle(mo.predict)["epe"], _eval_motorcycle(mr.predict)["epe"]
+    if variant == "appearance_for_crude":
+        er = _eval_motorcycle(trained_model("appearance")[0].predict)["epe"]
+    rel = abs(er - eo) / eo
+    return CheckResult(criteria=[Criterion("|EPE(crude) - EPE(oracle)| / EPE(oracle)", rel, 0.15, "<")],
+                       table=[{"depth": "oracle (1/disparity)", "EPE": eo}, {"depth": "random smooth field", "EPE": er}],
+                       details="Both trained on crops of the Middlebury left view (transductive, unsupervised: the "
+                               "flow labels come from synthesis only), same recipe and seed, cached. 15% is the "
+                               "spec's tolerance. Broken variant caught: a model trained without geometric "
+                               "supervision (appearance-only) in place of the crude-depth one.")
+
+
+# ---------------------------------------------------------------------------------------------- D7
+@check(method="opticalflow", paper=PAPER, budget=6,
+       guarantee="Network agnosticism: with the tiny PWC and with RAFT-small, DCFlow-mini improves the Middlebury "
+                 "EPE over the appearance-only baseline using the same network")
+def d7_network_agnostic(profile, rng, variant=None):
+    rows, crit = [], []
+    for arch in ("pwc_tiny", "raft_small"):
+        ea = _eval_motorcycle(trained_model("appearance", arch)[0].predict)["epe"]
+        m, _ = trained_model("full", arch)
+        ed = _eval_motorcycle(m.predict)["epe"] if variant != "no_training" else ea
+        rows.append({"net": m.net_.arch, "EPE appearance-only": ea, "EPE DCFlow": ed})
+        crit.append(Criterion(f"{arch}: EPE(appearance-only) - EPE(DCFlow) (px)", ea - ed, 0.0, ">"))
+    return CheckResult(criteria=crit, table=rows,
+                       details="Same recipe, data and seed for both networks (cached). RAFT-small is this package's "
+                               "re-implementation when torchvision is absent. Broken variant caught: DCFlow's "
+                               "model replaced by the baseline (difference 0).")

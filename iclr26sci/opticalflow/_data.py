@@ -94,6 +94,12 @@ class CrossModalPairs:
     depth_a, depth_b : ndarray (N, H, W) or None
         Depth maps of A and B when the source has them (else DCFlow uses crude random depth).
     modality : str
+
+    Examples
+    --------
+    >>> p = crossmodal_pairs(n=2, size=16, rng=0)
+    >>> len(p), p.depth_a is None
+    (2, True)
     """
 
     image_a: np.ndarray
@@ -268,7 +274,13 @@ def crossmodal_pairs(source="images", modality="thermal_like", n=256, *, size=48
 
 @dataclass
 class MotorcyclePair:
-    """The Middlebury motorcycle pair as a cross-modal evaluation pair (see :func:`motorcycle_pair`)."""
+    """The Middlebury motorcycle pair as a cross-modal evaluation pair (see :func:`motorcycle_pair`).
+
+    Examples
+    --------
+    >>> motorcycle_pair(width=32).image_b.shape
+    (22, 32)
+    """
 
     image_a: np.ndarray
     image_b: np.ndarray

@@ -64,7 +64,7 @@ def check_intrinsics(K, name="K"):
 
     Examples
     --------
-    >>> check_intrinsics([[50, 0, 32], [0, 50, 32], [0, 0, 1]])[0, 0]
+    >>> float(check_intrinsics([[50, 0, 32], [0, 50, 32], [0, 0, 1]])[0, 0])
     50.0
     """
     try:
@@ -164,6 +164,13 @@ class SynthResult:
         Valid label: in bounds, visible (not occluded), bilinear footprint filled, photometrically consistent.
     depth : ndarray (H, W)
         The depth used (the labels are consistent with it, whatever its accuracy).
+
+    Examples
+    --------
+    >>> s = synthesize_view(np.full((8, 8), 0.5), np.ones((8, 8)), [[8, 0, 4], [0, 8, 4], [0, 0, 1]],
+    ...                     np.eye(3), [0.0, 0.0, 0.0])
+    >>> bool(s.mask.all()), float(abs(s.flow).max())
+    (True, 0.0)
     """
 
     image: np.ndarray
@@ -231,8 +238,8 @@ def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_t
 
     Examples
     --------
-    >>> rng = np.random.default_rng(0)
-    >>> img = rng.random((32, 32)); D = random_smooth_depth(32, 32, rng=0)
+    >>> jj, ii = np.meshgrid(np.arange(32), np.arange(32))
+    >>> img = 0.5 + 0.2 * np.sin(0.2 * jj + 0.1 * ii); D = random_smooth_depth(32, 32, rng=0)
     >>> K = np.array([[32.0, 0, 16], [0, 32.0, 16], [0, 0, 1]])
     >>> s = synthesize_view(img, D, K, np.eye(3), [0.05, 0.0, 0.0])
     >>> bool(s.mask.mean() > 0.5), s.flow.shape

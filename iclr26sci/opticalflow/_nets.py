@@ -29,14 +29,16 @@ def _warp(x, flow):
 
 
 def _local_corr(f2, f1w, radius):
-    """Cost volume: <f2(x), f1w(x + d)> / C for all integer d in [-r, r]^2."""
+    """Cost volume: cosine similarity of f2(x) and f1w(x + d) for all integer d in [-r, r]^2."""
+    f2 = F.normalize(f2, dim=1)
+    f1w = F.normalize(f1w, dim=1)
     B, C, H, W = f2.shape
     p = F.pad(f1w, (radius, radius, radius, radius))
     out = []
     for dy in range(2 * radius + 1):
         for dx in range(2 * radius + 1):
-            out.append((f2 * p[:, :, dy:dy + H, dx:dx + W]).mean(1, keepdim=True))
-    return F.leaky_relu(torch.cat(out, 1), 0.1)
+            out.append((f2 * p[:, :, dy:dy + H, dx:dx + W]).sum(1, keepdim=True))
+    return torch.cat(out, 1)
 
 
 def _conv(i, o, s=1):
