@@ -35,6 +35,8 @@ _WHERE = {
     "plackett_luce_mm": "_pl", "sample_plackett_luce": "_pl", "plackett_luce_loglik": "_pl",
     "SyntheticRationaleQA": "_synthetic",
     "HashingEmbedder": "_embed",
+    "Seq2SeqStudent": "_student", "distill": "_student", "evaluate_student": "_student",
+    "DistilledStudent": "_student", "StudentEvaluation": "_student",
 }
 
 __all__ = list(_WHERE)
