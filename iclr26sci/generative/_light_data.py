@@ -1,0 +1,408 @@
+r"""Human-object interaction sequences for LIGHT: real DeepMimic motion capture composed with procedural objects,
+rule-based contact labels, captions, and the interaction metrics.
+
+What is real and what is composed. The **body motion is real**: DeepMimic motion-capture clips (Peng et al.
+2018, shipped in ``pybullet_data/data/motions``) played on the DeepMimic humanoid by forward kinematics
+(:func:`iclr26sci.geom.deepmimic_forward_kinematics`), resampled to ``fps`` frames per second. The **object
+interaction is composed**: an object from the shape spectrum is placed so that the chosen wrist touches its
+surface at the grasp frame, moves rigidly with that wrist until the release frame, and rests (on an implied
+support) before and after; no physics. The contact label is a geometric rule on the result (below).
+
+Per frame three modality blocks (world frame, y up, metres):
+
+- ``body``: the 13 non-wrist joints of the DeepMimic humanoid (39 numbers);
+- ``hands``: the right and left wrist (6 numbers) -- the humanoid has no fingers;
+- ``object``: the object centre (3) and its 6-D rotation code (6), as in the paper.
+
+Contact rule (generated and ground truth alike): frame t is a contact frame when the nearest wrist lies within
+``eps`` of the object surface, :math:`\min_h \phi(R_t^\top(w_{h,t} - c_t)) < \varepsilon`.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_option, check_positive_int
+
+from ._light_objects import OBJECT_KINDS, HOIObject, matrix_from_rot6d, rot6d_from_matrix, sample_object, yaw_matrix
+
+__all__ = ["HOISequences", "HOIDataset", "hoi_dataset", "hoi_metrics", "motion_features", "MODALITIES",
+           "MOCAP_CLIPS", "CONTACT_EPS"]
+
+#: the three modality blocks and their sizes
+MODALITIES = {"body": 39, "hands": 6, "object": 9}
+#: DeepMimic clips used (upright motions at least 1.25 s long) and their caption phrases
+MOCAP_CLIPS = {"walk": "walk forward", "jump": "jump", "dance_a": "dance", "dance_b": "dance energetically",
+               "kick": "kick", "punch": "punch", "spin": "spin around", "spinkick": "do a spin kick",
+               "backflip": "do a backflip", "cartwheel": "do a cartwheel"}
+#: contact distance, metres (wrist joint centre to object surface: about a hand's half thickness)
+CONTACT_EPS = 0.05
+_PEN_DEPTH = 0.02
+_BODY = ("root", "chest", "neck", "right_shoulder", "right_elbow", "left_shoulder", "left_elbow",
+         "right_hip", "right_knee", "right_ankle", "left_hip", "left_knee", "left_ankle")
+_HANDS = ("right_wrist", "left_wrist")
+
+
+@dataclass
+class HOISequences:
+    """A set of interaction sequences: per-modality features, captions, objects and contact labels.
+
+    Attributes
+    ----------
+    body, hands, object : ndarray (N, T, 39), (N, T, 6), (N, T, 9)
+        The modality features (world frame, metres; object = centre + 6-D rotation).
+    text : list of str
+        One caption per sequence.
+    objects : list of HOIObject
+    contact : ndarray (N, T) of bool
+        Rule-based contact labels.
+    fps : float
+    clips : list of str
+        The motion-capture clip of each sequence ("" when given as arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = HOISequences.from_arrays(np.zeros((2, 8, 39)), np.zeros((2, 8, 6)),
+    ...                              np.tile([0, 0, 0, 1, 0, 0, 0, 1, 0.], (2, 8, 1)), ["lift the box"] * 2,
+    ...                              [HOIObject("box", (0.1, 0.1, 0.1))] * 2)
+    >>> s
+    HOISequences(2 sequences of 8 frames)
+    """
+
+    body: np.ndarray
+    hands: np.ndarray
+    object: np.ndarray
+    text: list
+    objects: list
+    contact: np.ndarray
+    fps: float = 20.0
+    clips: list = field(default_factory=list)
+
+    @classmethod
+    def from_arrays(cls, body, hands, object, text, objects, contact=None, fps=20.0):
+        """Validate user arrays (consistent sequence counts, lengths and joint counts) and build the set.
+
+        ``contact`` defaults to the contact rule applied to the arrays.
+        """
+        b = check_array(body, "body", ndim=3)
+        h = check_array(hands, "hands", ndim=3)
+        o = check_array(object, "object", ndim=3)
+        for name, arr in (("body", b), ("hands", h), ("object", o)):
+            if arr.shape[2] != MODALITIES[name]:
+                raise InputError(name, f"has {arr.shape[2]} features per frame",
+                                 f"{MODALITIES[name]} ({'13 joints x 3' if name == 'body' else '2 wrists x 3' if name == 'hands' else 'centre 3 + rot6d 6'})")
+        if not (b.shape[:2] == h.shape[:2] == o.shape[:2]):
+            raise InputError("hands", f"sequence counts/lengths differ: body {b.shape[:2]}, hands {h.shape[:2]}, "
+                             f"object {o.shape[:2]}", "the same (N, T) for body, hands and object")
+        N, T = b.shape[:2]
+        if N == 0 or T < 2:
+            raise InputError("body", f"has shape {b.shape}", "at least one sequence of at least 2 frames")
+        if isinstance(text, str) or len(text) != N:
+            raise InputError("text", f"has {1 if isinstance(text, str) else len(text)} captions", f"a list of {N} captions")
+        for t in text:
+            if not isinstance(t, str) or not t.strip():
+                raise InputError("text", f"has an empty or non-string caption {t!r}", "non-empty strings")
+        if len(objects) != N or not all(isinstance(x, HOIObject) for x in objects):
+            raise InputError("objects", f"has {len(objects)} entries", f"{N} HOIObject instances")
+        fps = check_in_range(fps, "fps", 0.0, None, low_open=True)
+        if contact is None:
+            contact = contact_distance(h, o, objects) < CONTACT_EPS
+        else:
+            contact = np.asarray(contact, dtype=bool)
+            if contact.shape != (N, T):
+                raise InputError("contact", f"has shape {contact.shape}", f"({N}, {T}) booleans")
+        return cls(b, h, o, list(text), list(objects), contact, float(fps), [""] * N)
+
+    def __len__(self):
+        return self.body.shape[0]
+
+    @property
+    def T(self) -> int:
+        """Frames per sequence."""
+        return self.body.shape[1]
+
+    def __repr__(self):
+        return f"HOISequences({len(self)} sequences of {self.T} frames)"
+
+    def features(self) -> dict:
+        """``{"body": ..., "hands": ..., "object": ...}``."""
+        return {"body": self.body, "hands": self.hands, "object": self.object}
+
+    def subset(self, idx) -> "HOISequences":
+        """The sequences at integer indices ``idx``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        return HOISequences(self.body[idx], self.hands[idx], self.object[idx], [self.text[i] for i in idx],
+                            [self.objects[i] for i in idx], self.contact[idx], self.fps,
+                            [self.clips[i] for i in idx] if self.clips else [])
+
+    def shape_codes(self) -> np.ndarray:
+        """The BPS-lite shape code of every sequence's object, (N, 33)."""
+        return np.stack([o.shape_code() for o in self.objects])
+
+    def joints(self) -> np.ndarray:
+        """All 15 DeepMimic joints per frame, (N, T, 15, 3), in :data:`iclr26sci.geom` body order."""
+        from iclr26sci.geom import load_deepmimic_skeleton
+
+        order = load_deepmimic_skeleton().bodies
+        pos = {n: self.body[:, :, 3 * i:3 * i + 3] for i, n in enumerate(_BODY)}
+        pos.update({n: self.hands[:, :, 3 * i:3 * i + 3] for i, n in enumerate(_HANDS)})
+        return np.stack([pos[n] for n in order], 2)
+
+    def summary(self) -> str:
+        """One line: counts, frames, contact fraction and object kinds."""
+        kinds = sorted({o.kind for o in self.objects})
+        return (f"{len(self)} sequences x {self.T} frames at {self.fps:g} fps; contact on "
+                f"{self.contact.mean():.1%} of frames; objects: {', '.join(kinds)}")
+
+    def to_dict(self) -> dict:
+        """Arrays as lists, captions, objects (as dicts), contact labels and fps."""
+        return {"body": self.body.tolist(), "hands": self.hands.tolist(), "object": self.object.tolist(),
+                "text": list(self.text), "objects": [o.to_dict() for o in self.objects],
+                "contact": self.contact.tolist(), "fps": self.fps, "clips": list(self.clips)}
+
+
+@dataclass
+class HOIDataset:
+    """A train/test split of :class:`HOISequences`.
+
+    Examples
+    --------
+    >>> d = hoi_dataset("mocap", n=20, T=16, rng=0)
+    >>> d
+    HOIDataset(train=16, test=4, T=16, source='mocap')
+    """
+
+    train: HOISequences
+    test: HOISequences
+    source: str = "mocap"
+
+    def __repr__(self):
+        return f"HOIDataset(train={len(self.train)}, test={len(self.test)}, T={self.train.T}, source={self.source!r})"
+
+    def summary(self) -> str:
+        """Two lines: the train and test sets."""
+        return f"train: {self.train.summary()}\ntest: {self.test.summary()}"
+
+    def to_dict(self) -> dict:
+        """``{"train": ..., "test": ..., "source": ...}``."""
+        return {"train": self.train.to_dict(), "test": self.test.to_dict(), "source": self.source}
+
+
+@functools.lru_cache(maxsize=None)
+def _clip_positions(name: str):
+    from iclr26sci.geom import deepmimic_forward_kinematics
+
+    m = deepmimic_forward_kinematics(name)
+    idx = [m.bodies.index(b) for b in (*_BODY, *_HANDS)]
+    return m.times.copy(), m.positions[:, idx].copy()
+
+
+def _resample(times, pos, t):
+    """Linear interpolation of (n, J, 3) positions at times ``t``."""
+    k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
+    w = ((t - times[k]) / np.maximum(times[k + 1] - times[k], 1e-9))[:, None, None]
+    return (1 - w) * pos[k] + w * pos[k + 1]
+
+
+def _check_kinds(objects):
+    if isinstance(objects, str):
+        if objects == "shape_spectrum":
+            return OBJECT_KINDS
+        if objects == "boxes":
+            return ("box",)
+        if objects in OBJECT_KINDS:
+            return (objects,)
+        raise InputError("objects", f"got {objects!r}", f"'shape_spectrum', 'boxes' or a tuple of kinds from {OBJECT_KINDS}")
+    if isinstance(objects, (tuple, list)) and objects and all(k in OBJECT_KINDS for k in objects):
+        return tuple(objects)
+    raise InputError("objects", f"got {objects!r}", f"'shape_spectrum', 'boxes' or a tuple of kinds from {OBJECT_KINDS}")
+
+
+def hoi_dataset(source="mocap", *, objects="shape_spectrum", n=1000, T=16, fps=12.0, clips=None,
+                test_fraction=0.2, rng=None) -> HOIDataset:
+    r"""Interaction sequences: real DeepMimic motion capture with composed object carrying and contact labels.
+
+    Each sequence: a clip window of ``T`` frames at ``fps`` (random start), centred on the ground and turned by a
+    random yaw; a random hand (right/left) grasps an object of a random kind from ``objects`` at frame
+    :math:`T/4 \pm 2` and releases it at :math:`3T/4 \pm 2`. The object is placed so that the wrist touches its
+    surface (at the object's -x side, which faces the body) and translates rigidly with the wrist while held.
+    Caption: ``"{action} holding the {object} in the {side} hand"``.
+
+    Parameters
+    ----------
+    source : {"mocap"}
+        The body-motion source (real DeepMimic clips from ``pybullet_data``; needs ``pip install pybullet``).
+    objects : {"shape_spectrum", "boxes"} or tuple of kinds
+        Which object families to compose: all of box, cylinder and chair with random sizes (the shape
+        spectrum), boxes only, or the given kinds.
+    n : int
+        Number of sequences (train + test).
+    T : int >= 8
+        Frames per sequence.
+    fps : float
+        Frame rate after resampling (the clips are recorded at 30-60 fps).
+    clips : sequence of str, optional
+        DeepMimic clip names (default: :data:`MOCAP_CLIPS`).
+    test_fraction : float in (0, 1)
+        Share of sequences held out as ``test``.
+    rng : seed or Generator
+
+    Returns
+    -------
+    HOIDataset
+
+    Examples
+    --------
+    >>> d = hoi_dataset("mocap", n=10, T=16, rng=0)
+    >>> d.train.body.shape, d.train.text[0]
+    ((8, 16, 39), 'do a backflip holding the box in the left hand')
+    """
+    check_option(source, "source", ("mocap",))
+    kinds = _check_kinds(objects)
+    n = check_positive_int(n, "n", minimum=2)
+    T = check_positive_int(T, "T", minimum=8)
+    fps = check_in_range(fps, "fps", 1.0, 240.0)
+    test_fraction = check_in_range(test_fraction, "test_fraction", 0.0, 1.0, low_open=True, high_open=True)
+    if clips is None:
+        clips = tuple(MOCAP_CLIPS)
+    if isinstance(clips, str) or not clips or any(c not in MOCAP_CLIPS for c in clips):
+        raise InputError("clips", f"got {clips!r}", f"a non-empty sequence of clip names from {list(MOCAP_CLIPS)}")
+    g = as_generator(rng)
+    span = (T - 1) / fps
+    for c in clips:
+        if _clip_positions(c)[0][-1] < span:
+            raise InputError("T", f"a window of {T} frames at {fps:g} fps ({span:.2f} s) is longer than clip {c!r} "
+                             f"({_clip_positions(c)[0][-1]:.2f} s)", "a smaller T or a higher fps")
+    B, H, O, texts, objs, used_clips = [], [], [], [], [], []
+    for _ in range(n):
+        c = clips[int(g.integers(len(clips)))]
+        times, pos = _clip_positions(c)
+        t0 = g.uniform(0, times[-1] - span)
+        P = _resample(times, pos, t0 + np.arange(T) / fps)
+        P = P - np.array([P[0, 0, 0], 0.0, P[0, 0, 2]])
+        P = P @ yaw_matrix(g.uniform(-np.pi, np.pi)).T
+        side = int(g.integers(2))
+        hand = P[:, len(_BODY) + side]
+        a = int(np.clip(round(T / 4) + g.integers(-2, 3), 1, T - 3))
+        b = int(np.clip(round(3 * T / 4) + g.integers(-2, 3), a + 1, T - 1))
+        obj = sample_object(kinds[int(g.integers(len(kinds)))], g)
+        u = hand[a] - P[a, 0]
+        u[1] = 0.0
+        nu = np.linalg.norm(u)
+        u = u / nu if nu > 1e-6 else np.array([1.0, 0.0, 0.0])
+        R = yaw_matrix(np.arctan2(-u[2], u[0]))
+        s = obj.contact_offset()
+        centre = hand + s * u
+        centre[:a] = centre[a]
+        centre[b + 1:] = centre[b]
+        B.append(P[:, :len(_BODY)].reshape(T, -1))
+        H.append(P[:, len(_BODY):].reshape(T, -1))
+        O.append(np.concatenate([centre, np.tile(rot6d_from_matrix(R), (T, 1))], 1))
+        texts.append(f"{MOCAP_CLIPS[c]} holding the {obj.name} in the {('right', 'left')[side]} hand")
+        objs.append(obj)
+        used_clips.append(c)
+    Bn, Hn, On = np.stack(B), np.stack(H), np.stack(O)
+    contact = contact_distance(Hn, On, objs) < CONTACT_EPS
+    full = HOISequences(Bn, Hn, On, texts, objs, contact, float(fps), used_clips)
+    n_test = max(1, int(round(test_fraction * n)))
+    perm = g.permutation(n)
+    return HOIDataset(full.subset(np.sort(perm[n_test:])), full.subset(np.sort(perm[:n_test])), "mocap")
+
+
+def contact_distance(hands, obj, objects) -> np.ndarray:
+    r"""Distance from the nearest wrist to the object surface per frame, :math:`\min_h \phi(R_t^\top(w_{h,t}-c_t))`.
+
+    ``hands`` (N, T, 6), ``obj`` (N, T, 9), ``objects`` a list of N :class:`HOIObject`; returns (N, T) (negative:
+    inside the object).
+    """
+    hands = np.asarray(hands, dtype=np.float64)
+    obj = np.asarray(obj, dtype=np.float64)
+    N, T = hands.shape[:2]
+    c, R = obj[..., :3], matrix_from_rot6d(obj[..., 3:9])
+    out = np.empty((N, T))
+    for i in range(N):
+        w = hands[i].reshape(T, 2, 3) - c[i][:, None, :]
+        local = np.einsum("tji,thj->thi", R[i], w)
+        out[i] = objects[i].sdf(local).min(1)
+    return out
+
+
+def motion_features(seqs: HOISequences) -> np.ndarray:
+    """Hand-crafted per-sequence features for the Frechet distance (the FID analogue) and diversity.
+
+    Per sequence: the wrist-to-surface distance curve (T, clipped at 0.5 m), the object's displacement from its
+    first frame (T), the root height (T) and the mean speed of each of the 15 joints (15).
+
+    Examples
+    --------
+    >>> motion_features(hoi_dataset("mocap", n=4, T=8, fps=10, rng=0).train).shape
+    (3, 39)
+    """
+    if not isinstance(seqs, HOISequences):
+        raise InputError("seqs", f"got {type(seqs).__name__}", "HOISequences")
+    d = np.clip(contact_distance(seqs.hands, seqs.object, seqs.objects), -0.5, 0.5)
+    disp = np.linalg.norm(seqs.object[..., :3] - seqs.object[:, :1, :3], axis=-1)
+    root_h = seqs.body[..., 1]
+    J = np.concatenate([seqs.body, seqs.hands], -1).reshape(len(seqs), seqs.T, -1, 3)
+    speed = np.linalg.norm(np.diff(J, axis=1), axis=-1).mean(1) * seqs.fps
+    return np.concatenate([d, disp, root_h, speed], 1)
+
+
+def hoi_metrics(gen: HOISequences, ref: HOISequences, *, eps: float = CONTACT_EPS) -> dict:
+    r"""Interaction metrics of generated sequences against their references (same captions and objects).
+
+    - contact precision / recall / F1: frames with the generated wrist within ``eps`` of the surface vs the
+      reference's contact labels, pooled over all frames;
+    - penetration: share of frames with a wrist more than 2 cm inside the object;
+    - floating: share of frame steps where the object moves (faster than 0.1 m/s) with no contact;
+    - FID: Frechet distance between :func:`motion_features` of generated and reference sequences;
+    - diversity: mean distance between the motion features of two random generated sequences.
+
+    Returns a dict of floats plus ``per_sequence``: (N, 3) counts (true positives, generated contacts,
+    reference contacts) for bootstrapping.
+
+    Examples
+    --------
+    >>> d = hoi_dataset("mocap", n=12, T=16, rng=0)
+    >>> m = hoi_metrics(d.test, d.test)
+    >>> round(m["contact_f1"], 3), round(m["floating"], 3)
+    (1.0, 0.0)
+    """
+    if not isinstance(gen, HOISequences) or not isinstance(ref, HOISequences):
+        raise InputError("gen", f"got {type(gen).__name__} and {type(ref).__name__}", "two HOISequences")
+    if len(gen) != len(ref) or gen.T != ref.T:
+        raise InputError("gen", f"has {len(gen)} x {gen.T}, the reference {len(ref)} x {ref.T}",
+                         "as many sequences of the same length as the reference")
+    eps = check_in_range(eps, "eps", 0.0, None, low_open=True)
+    dist = contact_distance(gen.hands, gen.object, gen.objects)
+    pred = dist < eps
+    gt = ref.contact
+    tp, npred, ngt = (pred & gt).sum(1), pred.sum(1), gt.sum(1)
+    P = tp.sum() / max(npred.sum(), 1)
+    R = tp.sum() / max(ngt.sum(), 1)
+    F1 = 2 * P * R / max(P + R, 1e-12)
+    speed = np.linalg.norm(np.diff(gen.object[..., :3], axis=1), axis=-1) * gen.fps
+    moving = speed > 0.1
+    floating = (moving & ~(pred[:, 1:] | pred[:, :-1])).mean()
+    pen = (dist < -_PEN_DEPTH).mean()
+    fg, fr = motion_features(gen), motion_features(ref)
+    from iclr26sci.nn import frechet_distance
+
+    fid = float(frechet_distance(fg, fr)) if len(gen) > 2 else float("nan")
+    g = np.random.default_rng(0)
+    i, j = g.integers(len(gen), size=(2, 200))
+    keep = i != j
+    div = float(np.linalg.norm(fg[i[keep]] - fg[j[keep]], axis=1).mean()) if keep.any() else 0.0
+    return {"contact_precision": float(P), "contact_recall": float(R), "contact_f1": float(F1),
+            "penetration": float(pen), "floating": float(floating), "fid": fid, "diversity": div,
+            "per_sequence": np.stack([tp, npred, ngt], 1)}
+
+
+def f1_from_counts(counts) -> float:
+    """Pooled contact F1 from per-sequence (tp, predicted, reference) counts."""
+    c = np.asarray(counts).sum(0)
+    P, R = c[0] / max(c[1], 1), c[0] / max(c[2], 1)
+    return float(2 * P * R / max(P + R, 1e-12))
