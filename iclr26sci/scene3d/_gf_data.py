@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
-from iclr26sci.core import InputError
 from iclr26sci.geom import Camera, RaycastScene
 
 from ._gf_ops import Grid

@@ -36,7 +36,7 @@ random ones, so predictions are deterministic; the paper's scale is 4 layers x 1
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
