@@ -264,6 +264,9 @@ class StateRelevance:
         CPU retrain to seconds) [deviation, documented].
     max_epochs : int, default 100
         Upper bound on epochs per :meth:`fit` call (the code's 10,000 is an effective no-limit).
+    states_per_clip : int, optional
+        Use a fresh random subset of this many states of each clip in each update (an unbiased estimate of
+        the clip mean; a CPU economy, None = all states as in the code).
     device : str, default "cpu"
         Torch device.
     rng : int or Generator, optional
@@ -289,7 +292,7 @@ class StateRelevance:
 
     def __init__(self, hidden=512, tau=0.1, alpha=1.0, sharpness=100.0, lr=5e-4, weight_decay=1e-3,
                  batch_size=256, updates_per_epoch=50, patience=5, min_updates=1000, max_epochs=100,
-                 device="cpu", rng=None):
+                 states_per_clip=None, device="cpu", rng=None):
         self.hidden = hidden
         self.tau = tau
         self.alpha = alpha
@@ -301,13 +304,14 @@ class StateRelevance:
         self.patience = patience
         self.min_updates = min_updates
         self.max_epochs = max_epochs
+        self.states_per_clip = states_per_clip
         self.device = device
         self.rng = rng
 
     def get_params(self, deep=True):
         return {k: getattr(self, k) for k in ("hidden", "tau", "alpha", "sharpness", "lr", "weight_decay",
                                               "batch_size", "updates_per_epoch", "patience", "min_updates",
-                                              "max_epochs", "device", "rng")}
+                                              "max_epochs", "states_per_clip", "device", "rng")}
 
     def __repr__(self):
         state = f"fitted, {self.n_updates_} updates" if hasattr(self, "net_") else "not fitted"
@@ -325,6 +329,8 @@ class StateRelevance:
         check_positive_int(self.patience, "patience", minimum=0)
         check_positive_int(self.min_updates, "min_updates", minimum=0)
         check_positive_int(self.max_epochs, "max_epochs")
+        if self.states_per_clip is not None:
+            check_positive_int(self.states_per_clip, "states_per_clip")
         if not isinstance(self.device, str):
             raise InputError("device", f"got {type(self.device).__name__}", "a torch device name such as 'cpu'")
 
@@ -350,11 +356,18 @@ class StateRelevance:
 
         return _Net(d, self.hidden).to(self.device)
 
-    def _loss(self, X, S, E, i, j):
+    def _loss(self, X, S, E, i, j, sub=False):
         import torch
 
-        f1, e1 = self.net_(X[i])
-        f2, e2 = self.net_(X[j])
+        X1, X2 = X[i], X[j]
+        m = self.states_per_clip
+        if sub and m is not None and m < X.shape[1]:
+            k1 = torch.as_tensor(self._np_rng.random((len(i), X.shape[1])).argsort(1)[:, :m], device=X.device)
+            k2 = torch.as_tensor(self._np_rng.random((len(i), X.shape[1])).argsort(1)[:, :m], device=X.device)
+            X1 = torch.gather(X1, 1, k1[..., None].expand(-1, -1, X.shape[2]))
+            X2 = torch.gather(X2, 1, k2[..., None].expand(-1, -1, X.shape[2]))
+        f1, e1 = self.net_(X1)
+        f2, e2 = self.net_(X2)
         logits = (f1.mean(1) - f2.mean(1)) / self.tau
         y = torch.sigmoid(self.sharpness * (S[i] - S[j]))
         bt = torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
@@ -420,7 +433,7 @@ class StateRelevance:
             losses = []
             for b in range(0, len(order), self.batch_size):
                 k = order[b: b + self.batch_size]
-                loss, _, _, _ = self._loss(Xt, St, Et, ti[k], tj[k])
+                loss, _, _, _ = self._loss(Xt, St, Et, ti[k], tj[k], sub=True)
                 self.opt_.zero_grad()
                 loss.backward()
                 self.opt_.step()

@@ -104,7 +104,10 @@ class DemoPrototypeScorer(VideoTextScorer):
     concatenated and projected by a fixed Gaussian matrix to ``n_features`` with a ReLU. The target embedding
     of view v is the normalised mean embedding of reference clips of the target behaviour seen from that view
     (a scripted gait played back, an expert's rollout), so :math:`S_v(c)` is the cosine between the clip and
-    the demonstration as the same camera sees them. With ``temporal=False`` the clip embedding is the mean of
+    the demonstration as the same camera sees them. With ``aggregate="max"`` (default) the score is the
+    largest cosine to any single reference clip (a bank of demonstrations: a periodic motion seen at several
+    phases averages to a blur that a still clip resembles as much as the motion does); ``"mean"`` uses the
+    normalised mean embedding. With ``temporal=False`` the clip embedding is the mean of
     per-frame embeddings without differences: an image-level (single-frame, VLM-RM-like) scorer.
 
     Parameters
@@ -117,6 +120,8 @@ class DemoPrototypeScorer(VideoTextScorer):
     temporal : bool, default True
     seed : int, default 0
         Seed of the frozen projection (a fixed "pre-trained" model).
+    aggregate : {"max", "mean"}, default "max"
+        How the reference bank is compared with a clip (see above).
 
     Examples
     --------
@@ -130,7 +135,12 @@ class DemoPrototypeScorer(VideoTextScorer):
     ([1.0, 1.0], (2, 64))
     """
 
-    def __init__(self, prototypes=None, size=32, n_features=512, diff_gain=4.0, temporal=True, seed=0):
+    def __init__(self, prototypes=None, size=32, n_features=512, diff_gain=4.0, temporal=True, seed=0,
+                 aggregate="max"):
+        if aggregate not in ("max", "mean"):
+            raise InputError("aggregate", f"got {aggregate!r}", "'max' or 'mean'")
+        self.aggregate = aggregate
+        self.bank = None
         self.size = check_positive_int(size, "size")
         self.n_features = check_positive_int(n_features, "n_features")
         if not isinstance(diff_gain, (int, float)) or not np.isfinite(diff_gain) or diff_gain < 0:
@@ -186,12 +196,26 @@ class DemoPrototypeScorer(VideoTextScorer):
         sc = cls(**kwargs)
         E = np.stack([sc.score_embeddings(c) for c in R])  # (n, V, D)
         sc.prototypes = _normalise(E.mean(0))
+        sc.bank = E
         return sc
+
+    def score(self, clip, prompt=None):
+        """Per-view scores (V,) and view embeddings (V, D): cosine to the prototype (or the best bank clip)."""
+        if self.aggregate == "mean" or self.bank is None:
+            return super().score(clip, prompt)
+        E = self.score_embeddings(clip)
+        if E.shape[0] != self.bank.shape[1]:
+            raise InputError("clip", f"has {E.shape[0]} views", f"{self.bank.shape[1]} views, as the reference")
+        return np.clip(np.einsum("vd,nvd->nv", E, self.bank).max(0), -1.0, 1.0), E
 
     def score_embeddings(self, clip):
         """Normalised view embeddings (V, D) of a clip."""
         c = check_clip(clip)
         return _normalise(np.stack([self.encode_video(c[v]) for v in range(c.shape[0])]))
+
+
+#: natural units of the pixel descriptor's features (displacement x, y, band power x, y, uprightness, motion)
+PIXEL_DESCRIPTOR_SCALE = np.array([1.0, 1.0, 0.05, 0.05, 1.0, 0.05])
 
 
 def _descriptor_pixels(frames, band):
@@ -231,7 +255,9 @@ class MotionDescriptorScorer(VideoTextScorer):
     target : array-like, shape (V, K) or (K,), optional
         Target descriptors; usually built by :meth:`from_reference`.
     scale : array-like, shape (K,), optional
-        Per-feature scale (default: the absolute target values, floored at 1e-3).
+        Per-feature scale. Default for the pixel descriptor: its natural units, 1 for the displacements
+        (fractions of the frame) and the uprightness, 0.05 for the band powers and the motion energy; for a
+        custom ``descriptor``: the absolute target values, floored at 0.1 x their largest.
     band : (int, int), default (1, 3)
         Frequency band in cycles per clip (1-3 Hz for 8 frames at the code's 16-step rendering of a 0.008 s
         MuJoCo step is about 1-3 cycles per clip).
@@ -274,8 +300,10 @@ class MotionDescriptorScorer(VideoTextScorer):
     def _scale(self):
         if self.scale is not None:
             return self.scale
+        if self.descriptor is None:
+            return PIXEL_DESCRIPTOR_SCALE
         t = np.abs(self.target).reshape(-1, self.target.shape[-1]).mean(0)
-        return np.maximum(t, 1e-3)
+        return np.maximum(t, 0.1 * max(float(t.max()), 1e-12))
 
     def encode_video(self, frames):
         return np.append(self.describe(frames) / self._scale(), 1.0)

@@ -17,7 +17,9 @@ class OscillatorEnv(gym.Env):
     .. math:: \dot v = -\omega^2 x - c\,v + b\,u,\qquad \dot x = v,
 
     with :math:`\omega = 2\pi/\text{period}`. The task reward is the control cost :math:`-\kappa u^2` only,
-    so a task-only agent stays still and any oscillation comes from the shaping. The target behaviour is
+    so a task-only agent stays still and any oscillation comes from the shaping; with ``target_amplitude``
+    A set it is :math:`\exp(-(a(s) - A)^2 / (2 w^2)) - \kappa u^2` (w = ``amplitude_width``), with the energy amplitude
+    :math:`a(s) = \sqrt{x^2 + v^2/\omega^2}` (a per-step task reward for the C3-6 check). The target behaviour is
     "oscillate with amplitude A"; pausing at the pose :math:`x = A` is feasible (it needs
     :math:`u = \omega^2 A/b \le 1`), which is what an image-level score rewards. Frames: a bright square on
     black at horizontal (camera ``"side"``) or vertical (``"top"``) position :math:`x`.
@@ -38,6 +40,10 @@ class OscillatorEnv(gym.Env):
         :math:`\kappa`.
     x_range : float, default 1.5
         Rendered positions span [-x_range, x_range].
+    target_amplitude : float, optional
+        A, switching the task reward to amplitude tracking.
+    amplitude_width : float, default 0.1
+        Width w of the amplitude-tracking reward.
 
     Examples
     --------
@@ -51,7 +57,8 @@ class OscillatorEnv(gym.Env):
     camera_names = ("side", "top")
     metadata = {"render_modes": []}
 
-    def __init__(self, period=4.0, damping=0.1, gain=2.0, dt=0.05, horizon=200, control_cost=0.01, x_range=1.5):
+    def __init__(self, period=4.0, damping=0.1, gain=2.0, dt=0.05, horizon=200, control_cost=0.01, x_range=1.5,
+                 target_amplitude=None, amplitude_width=0.1):
         self.period = check_in_range(period, "period", 0.0, None, low_open=True)
         self.damping = check_in_range(damping, "damping", 0.0, None)
         self.gain = check_in_range(gain, "gain", 0.0, None, low_open=True)
@@ -59,6 +66,9 @@ class OscillatorEnv(gym.Env):
         self.horizon = check_positive_int(horizon, "horizon")
         self.control_cost = check_in_range(control_cost, "control_cost", 0.0, None)
         self.x_range = check_in_range(x_range, "x_range", 0.0, None, low_open=True)
+        self.target_amplitude = (None if target_amplitude is None
+                                 else check_in_range(target_amplitude, "target_amplitude", 0.0, None))
+        self.amplitude_width = check_in_range(amplitude_width, "amplitude_width", 0.0, None, low_open=True)
         self.omega = 2 * math.pi / self.period
         self.observation_space = gym.spaces.Box(-10.0, 10.0, shape=(2,), dtype=np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
@@ -79,7 +89,15 @@ class OscillatorEnv(gym.Env):
         v = float(np.clip(v, -10, 10))
         self.state = np.array([x, v])
         self._t += 1
-        return self.state.astype(np.float32), -self.control_cost * u * u, False, self._t >= self.horizon, {}
+        r = -self.control_cost * u * u
+        if self.target_amplitude is not None:
+            r += math.exp(-(self.amplitude(self.state) - self.target_amplitude) ** 2 / (2 * self.amplitude_width ** 2))
+        return self.state.astype(np.float32), r, False, self._t >= self.horizon, {}
+
+    def amplitude(self, state):
+        r"""Energy amplitude :math:`\sqrt{x^2 + v^2/\omega^2}` of a state (x, v), or of states (..., 2)."""
+        s = np.asarray(state, dtype=float)
+        return np.sqrt(s[..., 0] ** 2 + s[..., 1] ** 2 / self.omega ** 2)
 
     def render_view(self, camera, height, width):
         """The frame (height, width, 3) uint8 of the current state from ``camera`` ("side" or "top")."""
