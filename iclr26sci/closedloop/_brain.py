@@ -365,10 +365,14 @@ class SimulatedEEGBrain:
         return (self._q * X).reshape(n, len(self.channels), self.n_times)
 
     def _psd(self, X):
+        import warnings
+
         from mne.time_frequency import psd_array_multitaper
 
-        psd, freqs = psd_array_multitaper(X, self.sfreq, fmin=1.0, fmax=40.0, adaptive=True, normalization="full",
-                                          verbose=False)
+        with warnings.catch_warnings():     # "iterative multi-taper PSD did not converge": MNE keeps its last weights
+            warnings.filterwarnings("ignore", message=".*multi-taper.*")
+            psd, freqs = psd_array_multitaper(X, self.sfreq, fmin=1.0, fmax=40.0, adaptive=True,
+                                              normalization="full", verbose=False)
         self.freqs_ = freqs
         return psd
 

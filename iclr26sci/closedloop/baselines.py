@@ -145,7 +145,7 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
 
 class _UCBBase(BlackBoxStimulusOptimizer):
     def __init__(self, embedder, pool, *, generator=None, kappa=2.5, n_init=10, space="pool", n_candidates=512,
-                 batch=1, fit_every=1, device="cpu", rng=None):
+                 batch=1, fit_every=1, fit_iters=None, device="cpu", rng=None):
         self.embedder = embedder
         self.pool = pool
         self.generator = generator
@@ -155,6 +155,7 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self.n_candidates = n_candidates
         self.batch = batch
         self.fit_every = fit_every
+        self.fit_iters = fit_iters
         self.device = device
         self.rng = rng
 
@@ -171,6 +172,7 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self._n_cand = check_positive_int(self.n_candidates, "n_candidates")
         self._batch = check_positive_int(self.batch, "batch")
         self._fit_every = check_positive_int(self.fit_every, "fit_every")
+        self._fit_iters = None if self.fit_iters is None else check_positive_int(self.fit_iters, "fit_iters")
         self._rng = as_generator(_check_rng(self.rng))
         self.pool_z_ = _embed(self.embedder, self.pool_)
         self._mu0 = self.pool_z_.mean(0)
@@ -256,7 +258,9 @@ class GPUCB(_UCBBase):
     batch : int, default 1
         Images per proposal (the top-``batch`` acquisition values).
     fit_every : int, default 1
-        Observations between hyper-parameter refits.
+        Observations between hyper-parameter refits (the GP is conditioned on every observation).
+    fit_iters : int, optional
+        Optimiser iterations per refit (default: 60 Adam steps here; BoTorch's own L-BFGS limit there).
     device : str, default "cpu"
         Torch device.
     rng : int or Generator, optional
@@ -299,7 +303,7 @@ class GPUCB(_UCBBase):
         lik.train()
         opt = torch.optim.Adam(model.parameters(), lr=0.1)
         mll = gpytorch.mlls.ExactMarginalLogLikelihood(lik, model)
-        for _ in range(60):
+        for _ in range(60 if self._fit_iters is None else self._fit_iters):
             opt.zero_grad()
             loss = -mll(model(X), y)
             loss.backward()
@@ -356,11 +360,15 @@ class BoTorchUCB(_UCBBase):
         X = torch.as_tensor(self.X_, dtype=torch.float64, device=self.device)
         Y = torch.as_tensor(self.y_[:, None], dtype=torch.float64, device=self.device)
         model = SingleTaskGP(X, Y, outcome_transform=Standardize(m=1))
+        if self._model is not None:      # warm start from the previous hyper-parameters
+            sd = {k: v for k, v in self._model.state_dict().items() if not k.startswith("outcome_transform")}
+            model.load_state_dict(sd, strict=False)
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
+        kw = {} if self._fit_iters is None else {"optimizer_kwargs": {"options": {"maxiter": self._fit_iters}}}
         try:
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(int(self._rng.integers(2 ** 31)))
-                fit_gpytorch_mll(mll)
+                fit_gpytorch_mll(mll, **kw)
         except Exception:   # noqa: BLE001 - botorch raises ModelFittingError after its retries; keep priors
             pass
         model.eval()
