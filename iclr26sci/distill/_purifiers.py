@@ -394,7 +394,7 @@ class ClassifierRouter(_Router):
             tb = np.where(data.correct == data.correct.max(axis=1, keepdims=True), self.teacher_accuracy_[None], -1)
             Y = np.eye(K)[np.argmax(tb, axis=1)]
         params = [gen.normal(0, np.sqrt(2.0 / m), (m, hidden)), np.zeros(hidden),
-                  gen.normal(0, np.sqrt(1.0 / hidden), (hidden, K)), np.zeros(K)]
+                  np.zeros((hidden, K)), np.zeros(K)]      # zero output layer: exactly teacher-equivariant
         mom = [np.zeros_like(p) for p in params]
         vel = [np.zeros_like(p) for p in params]
         b1, b2, eps = 0.9, 0.999, 1e-8
