@@ -18,7 +18,17 @@ CAMERAS = {"side": (90.0, -10.0), "front": (180.0, -10.0), "other_side": (270.0,
 
 @dataclass
 class MultiViewClip:
-    """One recorded clip: ``frames`` (V, F, H, W, 3) uint8, ``states`` (L, d), task ``rewards`` (L,)."""
+    """One recorded clip: ``frames`` (V, F, H, W, 3) uint8, ``states`` (L, d), task ``rewards`` (L,).
+
+    Built by :class:`MultiViewEnv` when an episode ends (``pop_clips``, ``rollout_clips``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.rl.mvr import MultiViewClip
+    >>> MultiViewClip(np.zeros((2, 8, 4, 4, 3), np.uint8), np.zeros((128, 17)), np.zeros(128))
+    MultiViewClip(frames=(2, 8, 4, 4, 3), states=(128, 17))
+    """
 
     frames: np.ndarray
     states: np.ndarray
@@ -38,6 +48,9 @@ class _MuJoCoViews:
         self.model, self.unwrapped = unwrapped.model, unwrapped
         h, w = size
         self.renderer = mujoco.Renderer(self.model, h, w)
+        import atexit
+
+        atexit.register(self.close)  # free the GL context before interpreter teardown (avoids noisy __del__)
         named = [self.model.camera(i).name for i in range(self.model.ncam)]
         self.cams = []
         for c in cameras:
@@ -67,10 +80,12 @@ class _MuJoCoViews:
         return np.stack(out)
 
     def close(self):
-        try:
-            self.renderer.close()
-        except Exception:  # noqa: BLE001 - the GL context may already be gone at interpreter exit
-            pass
+        r, self.renderer = getattr(self, "renderer", None), None
+        if r is not None:
+            try:
+                r.close()
+            except Exception:  # noqa: BLE001 - the GL context may already be gone at interpreter exit
+                pass
 
 
 class _CustomViews:
