@@ -350,10 +350,11 @@ def light_space_visibility(means, quats, log_scales, opacity_logits, light, *, w
     --------
     >>> import torch
     >>> means = torch.tensor([[0.0, 0, 0], [0.0, 0, 1.0]])            # an occluder between light and receiver
-    >>> v = light_space_visibility(means, torch.tensor([[1.0, 0, 0, 0]] * 2), torch.full((2, 3), -2.0),
+    >>> log_scales = torch.tensor([[-2.0] * 3, [-1.5] * 3])           # the occluder is the wider one
+    >>> v = light_space_visibility(means, torch.tensor([[1.0, 0, 0, 0]] * 2), log_scales,
     ...                            torch.tensor([0.0, 6.0]), [0.0, 0.1, 4.0], width=32, height=32, focal=60.0)
     >>> [round(float(x), 2) for x in v]
-    [0.01, 1.0]
+    [0.06, 1.0]
     """
     import torch
 
