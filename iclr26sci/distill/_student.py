@@ -206,7 +206,7 @@ def _Net(V, d, h, nl, ff, dr, L):
 
         def decode(self, tgt, mem, pad):
             T = tgt.shape[1]
-            causal = torch.triu(torch.full((T, T), float("-inf"), device=tgt.device), 1)
+            causal = torch.triu(torch.ones((T, T), dtype=torch.bool, device=tgt.device), 1)
             h_ = self.tf.decoder(self.embed(tgt), mem, tgt_mask=causal, tgt_key_padding_mask=tgt == 0,
                                  memory_key_padding_mask=pad)
             return h_ @ self.emb.weight.T
