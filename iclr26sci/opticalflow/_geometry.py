@@ -157,7 +157,7 @@ class SynthResult:
     Attributes
     ----------
     image, new_view : ndarray (H, W) or (H, W, C)
-        The source image ``I`` and the splatted new view ``I'`` (holes are 0).
+        The source image ``I`` and the splatted new view ``I'`` (holes nearest-filled, or 0).
     flow : ndarray (H, W, 2)
         ``F_S`` on the source grid, pointing into the new view (``I'(u + F_S(u)) ~ I(u)``); 0 where invalid.
     mask : bool ndarray (H, W)
@@ -204,7 +204,7 @@ def _image_hwc(image, name="image"):
     return a
 
 
-def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_tol=0.01):
+def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_tol=0.01, fill_holes=True):
     r"""Render a new view of ``image`` under camera motion ``(R, t)`` and return its exact flow label.
 
     Steps: :func:`geometric_flow`; forward z-buffer splatting of ``I`` to ``u + F_S(u)`` (nearest depth
@@ -223,6 +223,10 @@ def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_t
         As in :func:`geometric_flow`.
     photometric_eps : float or None
         [recon] default 0.05 in [0, 1] units; ``None`` disables the photometric test.
+    fill_holes : bool
+        [recon] Fill the pixels nobody lands on (disocclusions, borders) with the nearest splatted value,
+        so the new view's holes do not reveal the motion to the flow network (the mask already excludes
+        them from the loss). ``False`` leaves them 0.
     visibility_tol : float
         Relative depth tolerance of the visibility test, added to twice the local surface slope (the
         smaller one-sided depth difference per axis: the footprint's winners are neighbouring points).
@@ -255,6 +259,8 @@ def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_t
     if photometric_eps is not None and (isinstance(photometric_eps, bool) or not np.isfinite(photometric_eps)
                                         or not photometric_eps > 0):
         raise InputError("photometric_eps", f"got {photometric_eps!r}", "a number > 0 or None")
+    if not isinstance(fill_holes, bool):
+        raise InputError("fill_holes", f"got {fill_holes!r}", "True or False")
     if isinstance(visibility_tol, bool) or not (np.isfinite(visibility_tol) and visibility_tol >= 0):
         raise InputError("visibility_tol", f"got {visibility_tol!r}", "a finite number >= 0")
     flow, z = geometric_flow(d, K, R, t, return_depth=True)
@@ -297,6 +303,13 @@ def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_t
         back, _ = backward_warp(new, ft)
         err = np.abs(back[0].numpy() - chw[0]).max(0)
         mask = mask & (err < photometric_eps)
+    if fill_holes:                        # nearest-filled pixel: holes and borders carry no motion cue
+        from scipy.ndimage import distance_transform_edt
+
+        hole = ~filled[0, 0].numpy()
+        if hole.any() and not hole.all():
+            _, (iy, ix) = distance_transform_edt(hole, return_indices=True)
+            new_np = new_np[:, iy, ix]
     new_img = new_np[0] if img.ndim == 2 else new_np.transpose(1, 2, 0)
     out_flow = np.where(mask[..., None], flow, 0.0)
     return SynthResult(image=img, new_view=new_img, flow=out_flow, mask=mask, depth=d)

@@ -206,3 +206,9 @@ def test_classical_bad_input():
         classical_flow(np.zeros((8, 8)), np.zeros((8, 8)), "lk")
     with pytest.raises(InputError, match="image_b"):
         classical_flow(np.zeros((8, 8)), np.zeros((8, 9)))
+
+
+@pytest.mark.bad_input("opticalflow.synthesize_view")
+def test_fill_holes_must_be_bool():
+    with pytest.raises(InputError, match="fill_holes"):
+        synthesize_view(np.zeros((24, 32)), D, K, np.eye(3), np.zeros(3), fill_holes=1)

@@ -122,3 +122,11 @@ def test_modalities_range_and_shape(m):
     out = modality_transform(img, m, rng=0)
     assert out.shape == (24, 24) and out.min() >= 0 and out.max() <= 1
     assert np.allclose(modality_transform(img, m, severity=0.0, rng=0), img @ [0.299, 0.587, 0.114])
+
+
+def test_fill_holes_removes_motion_revealing_borders():
+    img = np.full((20, 20), 0.7)
+    s0 = synthesize_view(img, np.ones((20, 20)), _K(20, 20, 20.0), np.eye(3), [0.2, 0, 0], fill_holes=False)
+    s1 = synthesize_view(img, np.ones((20, 20)), _K(20, 20, 20.0), np.eye(3), [0.2, 0, 0])
+    assert (s0.new_view[:, :4] == 0).all() and np.allclose(s1.new_view, 0.7)
+    assert np.array_equal(s0.mask, s1.mask)
