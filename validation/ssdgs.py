@@ -42,7 +42,9 @@ def composite_exact(profile, rng, rasterizer=None):
         s2 = sig_px ** 2 + 0.3
         d2 = (ii - W / 2) ** 2 + (jj - H / 2) ** 2
         a = np.minimum(0.99, o * np.exp(-0.5 * d2 / s2))
-        r = math.ceil(3 * math.sqrt(s2))
+        # footprint radius as 3DGS/gsplat: 3 sqrt(lambda_max) with lambda_max = mid + sqrt(max(mid^2 - det, 0.1)),
+        # i.e. s2 + sqrt(0.1) for an isotropic footprint
+        r = math.ceil(3 * math.sqrt(s2 + math.sqrt(0.1)))
         a[(a < 1 / 255) | (d2 > r * r)] = 0.0
         return a
 
