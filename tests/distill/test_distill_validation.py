@@ -1,0 +1,35 @@
+"""The distill validation checks catch the broken variants they are designed against."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from validation.registry import Profile
+
+import validation.distill as V
+
+QUICK = Profile("quick")
+
+CASES = [
+    ("c5_pl_recovery", "first_stage_only", False),
+    ("c6_rl_bandit", "lr0", False),
+    ("c7_invariances", "index_tiebreak", False),
+    ("c7_invariances", "unnormalised", False),
+    ("c2_champ_purification_helps", "random_router", False),
+    ("c8_champ_ood", "random_router", False),
+    ("c4_champ_router_regret", "random_router", True),
+    ("c2_purification_helps", "random_router", True),
+    ("c3_conflict_metric", "random_router", True),
+    ("c4_router_regret", "fixed_m", True),
+    ("c4_router_regret", "global", True),
+    ("c8_ood", "random_router", True),
+]
+
+
+@pytest.mark.parametrize("name,variant", [pytest.param(n, v, marks=pytest.mark.slow) if slow else (n, v)
+                                          for n, v, slow in CASES])
+def test_check_catches_broken_variant(name, variant):
+    res = getattr(V, name)(QUICK, np.random.default_rng(0), variant=variant)
+    failed = [(c.name, round(c.statistic, 5)) for c in res.criteria if not c.passed]
+    print(f"{name}[{variant}] failing criteria: {failed}")
+    assert not res.passed and failed
