@@ -14,7 +14,7 @@ per seed) as mean and standard error over seeds, the training-return curve in 4 
 the SE band), wall time per run, and the overhead of rendering + scoring + retraining + relabelling + shaping
 as a fraction of the run's wall time.
 
-Run: python benchmarks/bench_mvr.py [--quick | --full]. The quick size (SAC with 2 x 64 nets, 3000 steps)
+Run: python benchmarks/bench_mvr.py [--quick | --full]. The quick size (SAC with 2 x 64 nets, 2000 steps)
 fits a loaded 2-core machine in about 25 minutes and gives no meaningful returns, only the plumbing and the
 overhead; --full is TQC with its defaults at 200k steps (hours per run on CPU).
 """
@@ -95,7 +95,7 @@ def _chunks(rets, k=4):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     full = "--full" in argv
-    steps = 200_000 if full else 3000
+    steps = 200_000 if full else 2000
     seeds = (0, 1, 2)
     rows, curves = [], []
     for task in TASKS:
