@@ -264,6 +264,14 @@ class LoopResult:
         start) of the presentation and of the reward.
     true_rewards : ndarray or None
         Noise-free rewards of the presented images, when the brain has ``true_reward`` (simulation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iclr26sci.closedloop import RandomPool, run_loop
+    >>> res = run_loop(RandomPool(np.eye(4)[:, :, None], rng=0), lambda x: x[:, 0, 0], query_budget=4)
+    >>> res.best_reward, res.queries
+    (1.0, 4)
     """
 
     best_reward: float
