@@ -216,7 +216,9 @@ def _check_kinds(objects):
         if objects in OBJECT_KINDS:
             return (objects,)
         raise InputError("objects", f"got {objects!r}", f"'shape_spectrum', 'boxes' or a tuple of kinds from {OBJECT_KINDS}")
-    if isinstance(objects, (tuple, list)) and objects and all(k in OBJECT_KINDS for k in objects):
+    if isinstance(objects, (tuple, list)) and objects and all(isinstance(k, str) and k in OBJECT_KINDS for k in objects):
+        return tuple(objects)
+    if isinstance(objects, (tuple, list)) and objects and all(isinstance(k, HOIObject) for k in objects):
         return tuple(objects)
     raise InputError("objects", f"got {objects!r}", f"'shape_spectrum', 'boxes' or a tuple of kinds from {OBJECT_KINDS}")
 
@@ -235,9 +237,9 @@ def hoi_dataset(source="mocap", *, objects="shape_spectrum", n=1000, T=16, fps=1
     ----------
     source : {"mocap"}
         The body-motion source (real DeepMimic clips from ``pybullet_data``; needs ``pip install pybullet``).
-    objects : {"shape_spectrum", "boxes"} or tuple of kinds
+    objects : {"shape_spectrum", "boxes"}, tuple of kinds, or list of HOIObject
         Which object families to compose: all of box, cylinder and chair with random sizes (the shape
-        spectrum), boxes only, or the given kinds.
+        spectrum), boxes only, the given kinds, or a fixed list of objects (e.g. :func:`mesh_object` meshes).
     n : int
         Number of sequences (train + test).
     T : int >= 8
@@ -288,7 +290,8 @@ def hoi_dataset(source="mocap", *, objects="shape_spectrum", n=1000, T=16, fps=1
         hand = P[:, len(_BODY) + side]
         a = int(np.clip(round(T / 4) + g.integers(-2, 3), 1, T - 3))
         b = int(np.clip(round(3 * T / 4) + g.integers(-2, 3), a + 1, T - 1))
-        obj = sample_object(kinds[int(g.integers(len(kinds)))], g)
+        pick = kinds[int(g.integers(len(kinds)))]
+        obj = pick if isinstance(pick, HOIObject) else sample_object(pick, g)
         u = hand[a] - P[a, 0]
         u[1] = 0.0
         nu = np.linalg.norm(u)

@@ -11,7 +11,7 @@ import numpy as np
 
 from iclr26sci.core import InputError, as_generator, check_array, check_option
 
-__all__ = ["HOIObject", "sample_object", "rot6d_from_matrix", "matrix_from_rot6d", "yaw_matrix", "OBJECT_KINDS"]
+__all__ = ["HOIObject", "sample_object", "mesh_object", "MESH_NAMES", "rot6d_from_matrix", "matrix_from_rot6d", "yaw_matrix", "OBJECT_KINDS"]
 
 #: procedural object kinds of the shape spectrum
 OBJECT_KINDS = ("box", "cylinder", "chair")
@@ -87,8 +87,8 @@ class HOIObject:
                     raise InputError("faces", f"has shape {F.shape} or indices outside [0, {len(V)})",
                                      "triangles indexing the vertices, shape (f, 3)")
                 pts.append(V[F].mean(1))
-            self.vertices = V - V.mean(0)
-            self._surface = np.concatenate(pts) - V.mean(0)
+            self.vertices = V
+            self._surface = np.concatenate(pts)
             self.dims = tuple(float(x) for x in np.abs(self.vertices).max(0))
         else:
             d = check_array(dims, "dims", ndim=1, shape=(self._NDIMS[self.kind],))
@@ -177,6 +177,52 @@ def sample_object(kind, rng=None) -> HOIObject:
         return HOIObject("cylinder", (g.uniform(0.06, 0.18), g.uniform(0.08, 0.25)))
     return HOIObject("chair", (g.uniform(0.18, 0.25), g.uniform(0.18, 0.25), g.uniform(0.3, 0.45),
                                g.uniform(0.35, 0.5), g.uniform(0.03, 0.05)))
+
+
+#: meshes of pybullet_data usable as (unseen) objects
+MESH_NAMES = ("duck", "bunny", "teddy", "stone", "soccerball")
+_MESH_FILES = {"duck": "duck_vhacd.obj", "bunny": "bunny.obj", "teddy": "teddy2_VHACD_CHs.obj", "stone": "stone.obj",
+               "soccerball": "soccerball.obj"}
+
+
+def mesh_object(name, size=0.15) -> HOIObject:
+    """A mesh object from ``pybullet_data`` (PyPI ``pybullet``), centred and scaled to a largest half-size ``size`` m.
+
+    Parameters
+    ----------
+    name : {"duck", "bunny", "teddy", "stone", "soccerball"}
+        Which shipped mesh.
+    size : float
+        Largest half-extent after scaling, metres.
+
+    Examples
+    --------
+    >>> duck = mesh_object("duck")
+    >>> round(duck.extent(), 3), bool(duck.sdf([0.0, 0.0, 0.0]) < 0)
+    (0.15, True)
+    """
+    import os
+
+    from iclr26sci.core import check_in_range
+
+    name = check_option(name, "name", MESH_NAMES)
+    size = check_in_range(size, "size", 0.0, 2.0, low_open=True)
+    try:
+        import pybullet_data
+    except ImportError as exc:  # pragma: no cover
+        raise ImportError('mesh objects need pybullet\'s data: pip install "iclr26sci[rl]"') from exc
+    V, F = [], []
+    with open(os.path.join(pybullet_data.getDataPath(), _MESH_FILES[name])) as fh:
+        for line in fh:
+            if line.startswith("v "):
+                V.append([float(x) for x in line.split()[1:4]])
+            elif line.startswith("f "):
+                idx = [int(t.split("/")[0]) - 1 for t in line.split()[1:]]
+                F.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
+    V = np.asarray(V)
+    V = V - (V.max(0) + V.min(0)) / 2
+    V = V * (size / np.abs(V).max())
+    return HOIObject("mesh", vertices=V, faces=np.asarray(F, dtype=np.int64), name=name)
 
 
 def yaw_matrix(theta) -> np.ndarray:

@@ -38,11 +38,11 @@ from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range
 
 from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, contact_distance, f1_from_counts,
                           hoi_dataset, hoi_metrics, motion_features)
-from ._light_objects import OBJECT_KINDS, HOIObject, sample_object
+from ._light_objects import OBJECT_KINDS, HOIObject, mesh_object, sample_object
 from ._light_oracle import LinearGaussianOracle
 from ._light_sample import PaceGuidance, ddim_sample
 
-__all__ = ["LIGHT", "PaceGuidance", "hoi_dataset", "HOISequences", "HOIDataset", "HOIObject", "sample_object",
+__all__ = ["LIGHT", "PaceGuidance", "hoi_dataset", "HOISequences", "HOIDataset", "HOIObject", "sample_object", "mesh_object",
            "LinearGaussianOracle", "HOIEvaluation", "hoi_metrics", "motion_features", "ddim_sample",
            "LightDenoiser", "bootstrap_f1_difference"]
 
