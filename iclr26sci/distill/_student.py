@@ -201,8 +201,12 @@ def _Net(V, d, h, nl, ff, dr, L):
             return self.emb(x) * self.scale + self.pos(torch.arange(x.shape[1], device=x.device))[None]
 
         def encode(self, src):
+            import warnings
+
             pad = src == 0
-            return self.tf.encoder(self.embed(src), src_key_padding_mask=pad), pad
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The PyTorch API of nested tensors")
+                return self.tf.encoder(self.embed(src), src_key_padding_mask=pad), pad
 
         def decode(self, tgt, mem, pad):
             T = tgt.shape[1]
