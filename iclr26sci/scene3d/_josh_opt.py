@@ -264,12 +264,17 @@ class Model:
         a = g * sizes * f / P.f0                          # observed depth -> metric-world depth, per frame
         # human in each camera frame (the HMR depth follows the focal: t_z' = (f / f_init) t_z)
         K = prob.K
+        # the focal is calibrated by the scene reprojection alone: the human and contact terms see it as a
+        # constant (otherwise every metric term pulls it down, shrinking the human depth t_z' = (f / f_0) t_z and
+        # the scene depth together -- a design choice, see the module notes)
+        fh = f.detach()
+        a_h = g * sizes * fh / P.f0
         pose = torch.cat([P.root[:, None], P.body], 1).reshape(K, 72)
-        tau = torch.cat([P.tau[:, :2], (P.tau[:, 2] * f / P.f0)[:, None]], 1)
+        tau = torch.cat([P.tau[:, :2], (P.tau[:, 2] * fh / P.f0)[:, None]], 1)
         Jc, Vc, Rl = self.fast(pose, P.shape, tau)
         Jw = torch.einsum("kab,knb->kna", R, Jc) + t[:, None]
         Vw = torch.einsum("kab,knb->kna", R, Vc) + t[:, None]
-        return dict(f=f, R=R, t=t, a=a, Jc=Jc, Vc=Vc, Jw=Jw, Vw=Vw, pose=pose, g=g, sizes=sizes, Rl=Rl)
+        return dict(f=f, R=R, t=t, a=a, a_h=a_h, Jc=Jc, Vc=Vc, Jw=Jw, Vw=Vw, pose=pose, g=g, sizes=sizes, Rl=Rl)
 
     def world_points(self, S, pix, z, k):
         y = _unproject(S["f"], self.prob.cx, self.prob.cy, pix, S["a"][k] * z)
@@ -320,7 +325,7 @@ class Model:
         bg, w = self.c1_pairs(S) if pairs is None else pairs
         if float(w.sum()) <= 0:
             return torch.zeros((), dtype=p.dtype), 0
-        z_scene = S["a"][:, None] * torch.gather(p.depth_flat, 1, bg)
+        z_scene = S["a_h"][:, None] * torch.gather(p.depth_flat, 1, bg)
         z_human = S["Vc"][..., 2]
         loss = (w * gamma_loss_t((z_scene - z_human).abs(), self.cfg["gamma_contact"])).sum() / w.sum()
         return loss, int((w > 0).sum())

@@ -49,7 +49,10 @@ Departures from the released code, all design choices of this CPU re-implementat
 - the cameras start from a Procrustes alignment along the tree (``init_cameras="procrustes"``; the released code
   starts from identities, ``"identity"``);
 - all labelled contact vertices enter :math:`L_{c1}`, not only those within 5 cm of a joint;
-- an optional 2-D keypoint term (``w_keypoints``, default 0: the released code has none).
+- an optional 2-D keypoint term (``w_keypoints``, default 0: the released code has none);
+- the focal receives gradients from the scene terms only: in the human and contact terms (focal coupling, L_c1's
+  scene depth) it enters as a constant. With it live, every metric-unit term pulls the focal down (shrinking human
+  and scene depth together); on the miniature this drove the focal 20% low from a correct start.
 
 References
 ----------
