@@ -131,11 +131,11 @@ def c3_2_bradley_terry_consistency(profile, rng, _variant=None):
 
 
 # ---------------------------------------------------------------------------------------------- C3-3
-def _oscillator_clips(env, osc, behaviours):
+def _oscillator_clips(env, osc, behaviours, seed):
     data = {}
     for k, (kind, a) in enumerate(behaviours):
         pol = osc.oscillate_policy(a) if kind == "oscillate" else osc.hold_policy(a)
-        data[(kind, a)] = env.rollout_clips(pol, 200, seed=k)
+        data[(kind, a)] = env.rollout_clips(pol, 200, seed=seed + k)
     return data
 
 
@@ -153,9 +153,10 @@ def c3_3_video_beats_image(profile, rng, _variant=None):
     env = make_multiview_env(osc, cameras=["side", "top"], clip_len=8, every=10, size=(16, 16))
     amps = (0.0, 0.15, 0.3, 0.5, 0.7, 0.9)
     behaviours = [("oscillate", a) for a in amps] + [("hold", p) for p in (-0.5, -0.25, 0.25, 0.5)]
-    data = _oscillator_clips(env, osc, behaviours)
-    ref_osc = env.rollout_clips(osc.oscillate_policy(A), 400, seed=99)[-4:]
-    ref_pose = env.rollout_clips(osc.hold_policy(A), 400, seed=98)[-4:]
+    base = _seed(rng)
+    data = _oscillator_clips(env, osc, behaviours, base)
+    ref_osc = env.rollout_clips(osc.oscillate_policy(A), 400, seed=base + 99)[-4:]
+    ref_pose = env.rollout_clips(osc.hold_policy(A), 400, seed=base + 98)[-4:]
     scorers = {"video (clip-level temporal descriptor)": MotionDescriptorScorer.from_reference(env, ref_osc),
                "image (per-frame cosine to the pose x = A)": DemoPrototypeScorer.from_reference(
                    env, ref_pose, temporal=False, size=16, n_features=256, seed=_seed(rng) % 1000)}

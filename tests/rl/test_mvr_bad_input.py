@@ -1,9 +1,11 @@
 """Bad input to every public name of iclr26sci.rl.mvr: a clear InputError naming the argument, before any work."""
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 import pytest
+
+gym = pytest.importorskip("gymnasium")
+pytest.importorskip("stable_baselines3")
 
 from iclr26sci.core import InputError, NotFittedError
 from iclr26sci.rl.mvr import (MVR, DemoPrototypeScorer, MotionDescriptorScorer, MVRShaper, OscillatorEnv,

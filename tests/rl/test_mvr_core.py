@@ -7,6 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+pytest.importorskip("gymnasium")
+pytest.importorskip("stable_baselines3")
+
 from iclr26sci.rl.mvr import (MVR, DemoPrototypeScorer, MotionDescriptorScorer, MVRShaper, OscillatorEnv,
                               StateRelevance, gridworld_optimal_policy, make_multiview_env, mvr_potential,
                               mvr_shaping, pbrs_shaping, soft_preference_labels, view_averaged_score)
