@@ -300,3 +300,15 @@ def test_bootstrap_f1_difference():
         bootstrap_f1_difference(a, a[:3])
     with pytest.raises(InputError, match="level"):
         bootstrap_f1_difference(a, a, level=1.5)
+
+
+@pytest.mark.bad_input("generative.mesh_object")
+def test_mesh_object():
+    from iclr26sci.generative.light import mesh_object
+
+    duck = mesh_object("duck", size=0.2)
+    assert duck.kind == "mesh" and duck.extent() == pytest.approx(0.2)
+    with pytest.raises(InputError, match="name"):
+        mesh_object("dragon")
+    with pytest.raises(InputError, match="size"):
+        mesh_object("duck", size=0.0)
