@@ -111,10 +111,11 @@ class SSDGS(BaseEstimator):
     Examples
     --------
     >>> from iclr26sci.scene3d import SSDGS, olat_scene
-    >>> data = olat_scene(mesh="sphere", cameras=2, train_lights=2, test_lights=1, size=16, rng=0)
-    >>> model = SSDGS(n_gaussians=200, n_steps=5, rng=0).fit(data.train)
+    >>> data = olat_scene(mesh="sphere", cameras=1, train_lights=2, test_lights=1, size=8, rng=0, light_samples=1,
+    ...                   backend="numpy")
+    >>> model = SSDGS(n_gaussians=50, n_steps=3, rng=0).fit(data.train)
     >>> model.relight(data.test.cameras[0], data.test.lights[0]).shape
-    (16, 16, 3)
+    (8, 8, 3)
     """
 
     def __init__(self, n_gaussians=3000, n_steps=2000, schedule="progressive", ablation="D", appearance="ssdgs",
