@@ -12,7 +12,7 @@ harness), OpenCV's Farneback and DIS on the raw cross-modal pair, and identity (
 (px), F1-all (%) and inference time per pair (ms, CPU, one thread; load dependent). The trained models are
 the cached ones of validation/opticalflow.py (trained on first use).
 
-Run: ``python benchmarks/bench_dcflow.py [--quick]`` (``--quick``: 3 Castle pairs instead of 8).
+Run: ``python benchmarks/bench_dcflow.py [--quick] [--nets pwc_tiny,raft_small]`` (``--quick``: 3 Castle pairs instead of 8).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _methods():
+def _methods(nets=("pwc_tiny", "raft_small")):
     import validation.opticalflow as vo
     from iclr26sci.opticalflow import classical_flow
 
@@ -34,7 +34,8 @@ def _methods():
     for name, (v, arch) in {"DCFlow (pwc_tiny)": ("full", "pwc_tiny"), "DCFlow (raft_small)": ("full", "raft_small"),
                             "appearance-only (pwc_tiny)": ("appearance", "pwc_tiny"),
                             "appearance-only (raft_small)": ("appearance", "raft_small")}.items():
-        out[name] = vo.trained_model(v, arch)[0].predict
+        if arch in nets:
+            out[name] = vo.trained_model(v, arch)[0].predict
     for meth in ("farneback", "dis", "zero"):
         out[{"zero": "identity", "farneback": "Farneback", "dis": "DIS"}[meth]] = \
             (lambda a, b, meth=meth: classical_flow(a, b, meth))
@@ -93,13 +94,14 @@ def _print(title, rows):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--nets", default="pwc_tiny,raft_small", help="comma-separated flow networks to include")
     args = ap.parse_args(argv)
     import torch
 
     from iclr26sci.opticalflow import motorcycle_pair
 
     torch.set_num_threads(1)
-    methods = _methods()
+    methods = _methods(tuple(args.nets.split(",")))
     for mod in ("thermal_like", "nir_like", "lut", None):
         mp = motorcycle_pair(mod, width=96)
         _print(f"Middlebury motorcycle, B = {mod or 'grey (intra-modal control)'} (96 x 65, {int(mp.mask.sum())} GT px)",

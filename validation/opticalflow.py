@@ -92,7 +92,7 @@ def _patched(variant):
 
 
 # ---------------------------------------------------------------------------------------------- D1
-@check(method="opticalflow", paper=PAPER, budget=3,
+@check(method="opticalflow", paper=PAPER, budget=4,
        guarantee="Geometry-aware synthesis is exact: on a planar scene F_S equals the independent homography "
                  "flow K(R + t n^T/d)K^-1 u - u, the splatted view equals the analytic texture warped by the "
                  "homography up to the nearest-pixel rounding bound, backward-warping I' by F_S reproduces I "
