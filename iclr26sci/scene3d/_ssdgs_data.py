@@ -18,7 +18,6 @@ The image is the sum of the three radiance components (linear, unclipped: an "HD
 from __future__ import annotations
 
 import functools
-import math
 import os
 import re
 import tarfile

@@ -466,7 +466,6 @@ class SSDGS(BaseEstimator):
         from .ssdgs import Decomposition
 
         L, s_I = self._check_render_args(camera, light, intensity, "decompose")
-        on, _ = self._stage(1, 1)
         on = self._components()
         if not hasattr(self, "_cams"):
             self._cams = {}
