@@ -316,7 +316,7 @@ def c6_rl_bandit(profile, rng, variant=None):
     def onehot(texts):
         return np.array([[float(doms.get(t) == d) for d in SYNTHETIC_DOMAINS] for t in texts])
 
-    sel = RLTeacherSelector(embedder=onehot, n_steps=5000, lr=0.0 + (1e-9 if variant == "lr0" else 0.5),
+    sel = RLTeacherSelector(embedder=onehot, n_steps=5000, lr=1e-9 if variant == "lr0" else 0.5,
                             rng=_seed(rng)).fit(tr)
     h = sel.history_
     ea = g.expected_accuracy([tr.domains[i] for i in h["question"]])
