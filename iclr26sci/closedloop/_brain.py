@@ -9,7 +9,8 @@ No EEG recording ships offline, so the "brain" is simulated, through real biophy
   (:func:`mne.make_sphere_model`: brain, CSF, skull, scalp, relative radii 0.90/0.92/0.97/1.0) fitted by
   least squares to the upper half of the bundled scalp surface; the sources are a 10 mm grid inside the
   bundled inner-skull surface (and inside 0.85 of the sphere), of which the ``n_sources`` most posterior
-  ones (occipito-parietal, visual cortex) are used with fixed random orientations. The electrodes are the
+  ones (head coordinates; parieto-occipital, about 47 mm behind and 40 mm above the sphere centre,
+  the summed gain peaking at POz) are used with fixed random orientations. The electrodes are the
   paper's 17 occipito-parietal channels (THINGS-EEG2: P7, P5, P3, P1, Pz, P2, P4, P6, P8, PO7, PO3, POz, PO4,
   PO8, O1, Oz, O2) at their standard 10-05 positions (MNE's bundled ``standard_1005`` montage).
   :func:`mne.make_forward_solution` gives the gain matrix.
@@ -116,7 +117,7 @@ def _head_model_cached(montage, channels, grid_mm):
         src = mne.setup_volume_source_space(subject=None, pos=dict(rr=grid, nn=np.tile([0.0, 0.0, 1.0], (len(grid), 1))))
         fwd = mne.make_forward_solution(info, trans=trans, src=src, bem=sphere, meg=False, eeg=True)
         gain = fwd["sol"]["data"]                                               # (n_ch, 3 n_src) V / (A m)
-        pos = fwd["src"][0]["rr"][fwd["src"][0]["vertno"]]                      # MRI coords, m
+        pos = fwd["src"][0]["rr"][fwd["src"][0]["vertno"]]                      # head coords (MNE converts), m
         elec = np.array([c["loc"][:3] for c in info["chs"]])
     return {"gain": gain, "pos": pos, "sphere_center": r0, "sphere_radius": R, "electrodes_head": elec,
             "channels": tuple(channels), "montage": montage}
@@ -137,7 +138,7 @@ def head_model(montage="standard_1005", channels=THINGS_EEG_CHANNELS, grid_mm=10
     Returns
     -------
     dict
-        ``gain`` (n_channels, 3 n_sources) in V/(A m), ``pos`` (n_sources, 3) source positions (MRI
+        ``gain`` (n_channels, 3 n_sources) in V/(A m), ``pos`` (n_sources, 3) source positions (head
         coordinates, m), the fitted sphere's ``sphere_center`` and ``sphere_radius``, ``electrodes_head``.
 
     Examples
@@ -273,7 +274,7 @@ class SimulatedEEGBrain:
         pos = hm["pos"]
         if n_src > len(pos):
             raise InputError("n_sources", f"is {n_src}", f"at most {len(pos)} (the grid's sources)")
-        order = np.argsort(pos[:, 1], kind="stable")[:n_src]                     # most posterior (MRI y)
+        order = np.argsort(pos[:, 1], kind="stable")[:n_src]                     # most posterior (head-frame y)
         ori = prm.standard_normal((n_src, 3))
         ori /= np.linalg.norm(ori, axis=1, keepdims=True)
         G = hm["gain"].reshape(len(self.channels), -1, 3)[:, order, :]

@@ -271,7 +271,7 @@ class GPUCB(_UCBBase):
     >>> from iclr26sci.closedloop import GPUCB, PCAEmbedder, run_loop
     >>> pool = np.random.default_rng(0).random((60, 3, 3))
     >>> opt = GPUCB(PCAEmbedder(3).fit(pool), pool, n_init=5, rng=0)
-    >>> run_loop(opt, lambda x: x.mean(axis=(1, 2)), query_budget=8).queries
+    >>> run_loop(opt, lambda x: x.mean(axis=(1, 2)), query_budget=8).queries   # doctest: +SKIP
     8
     """
 
@@ -346,7 +346,7 @@ class BoTorchUCB(_UCBBase):
     >>> from iclr26sci.closedloop import BoTorchUCB, PCAEmbedder, run_loop
     >>> pool = np.random.default_rng(0).random((60, 3, 3))
     >>> opt = BoTorchUCB(PCAEmbedder(3).fit(pool), pool, n_init=5, rng=0)
-    >>> run_loop(opt, lambda x: x.mean(axis=(1, 2)), query_budget=7).queries
+    >>> run_loop(opt, lambda x: x.mean(axis=(1, 2)), query_budget=7).queries   # doctest: +SKIP
     7
     """
 
@@ -425,7 +425,8 @@ class CMAES(BlackBoxStimulusOptimizer):
     >>> import numpy as np
     >>> from iclr26sci.closedloop import CMAES, PCAEmbedder, PCAGenerator, run_loop
     >>> pool = np.random.default_rng(0).random((60, 3, 3)); emb = PCAEmbedder(3).fit(pool)
-    >>> run_loop(CMAES(emb, PCAGenerator(emb), pool, rng=0), lambda x: x.mean(axis=(1, 2)), query_budget=16).queries
+    >>> opt = CMAES(emb, PCAGenerator(emb), pool, rng=0)
+    >>> run_loop(opt, lambda x: x.mean(axis=(1, 2)), query_budget=16).queries    # doctest: +SKIP
     16
     """
 

@@ -146,9 +146,10 @@ def test_run_loop_with_a_lab_callable(digits):
 
 @pytest.mark.parametrize("make", [
     lambda emb, gen, pool: GreedyRetrieval(emb, pool, n_init=5, rng=0),
-    lambda emb, gen, pool: GPUCB(emb, pool, n_init=5, rng=0),
-    lambda emb, gen, pool: GPUCB(emb, pool, generator=gen, space="embedding", n_init=5, n_candidates=64, rng=0),
-    lambda emb, gen, pool: BoTorchUCB(emb, pool, n_init=5, fit_iters=20, rng=0),
+    pytest.param(lambda emb, gen, pool: GPUCB(emb, pool, n_init=5, rng=0), marks=pytest.mark.slow),
+    pytest.param(lambda emb, gen, pool: GPUCB(emb, pool, generator=gen, space="embedding", n_init=5, n_candidates=64,
+                                              rng=0), marks=pytest.mark.slow),
+    pytest.param(lambda emb, gen, pool: BoTorchUCB(emb, pool, n_init=5, fit_iters=20, rng=0), marks=pytest.mark.slow),
     lambda emb, gen, pool: CMAES(emb, gen, pool, rng=0),
 ])
 def test_every_baseline_runs_the_protocol(digits, make):
@@ -171,3 +172,53 @@ def test_pca_generator_reembeds_near_its_condition(digits):
     Z = emb(digits[:20])
     back = emb(PCAGenerator(emb, noise=0.0)(Z, rng=0))
     assert np.median(np.linalg.norm(back - Z, axis=1) / np.linalg.norm(Z, axis=1)) < 0.2
+
+
+@pytest.fixture(scope="module")
+def brain(digits):
+    from iclr26sci.closedloop import SimulatedEEGBrain
+
+    return SimulatedEEGBrain(images=digits, snr_db=10, target="semantic", rng=0)
+
+
+def test_brain_eeg_shapes_noise_and_target(brain, digits):
+    X = brain.eeg(digits[:5], noise=False)
+    assert X.shape == (5, 17, 250) and np.all(np.isfinite(X))
+    np.testing.assert_allclose(brain.true_reward(brain.target_image_[None]), [1.0], atol=1e-9)
+    noisy = brain.eeg(digits[:50], noise=True) - brain.eeg(digits[:50], noise=False)
+    snr = 10 * np.log10(brain.signal_power_ / np.mean(noisy ** 2))
+    assert abs(snr - 10.0) < 0.2
+    r = brain(digits[:5])
+    assert r.shape == (5,) and np.all((r >= 0) & (r <= 1))
+    assert len(brain.channels) == 17 and brain.leadfield_.shape == (17, 32)
+
+
+def test_brain_bad_images_and_retarget(brain, digits):
+    from iclr26sci.core import InputError
+
+    with pytest.raises(InputError, match="images"):
+        brain(np.zeros((2, 5, 5)))
+    with pytest.raises(InputError, match="images"):
+        brain.true_reward(np.zeros((0, 8, 8)))
+    b2 = brain.with_target(digits[7], rng=1)
+    np.testing.assert_allclose(b2.true_reward(digits[7:8]), [1.0], atol=1e-9)
+    assert brain.target_index_ is not None and b2.target_index_ is None
+
+
+def test_forward_model_is_physical(brain):
+    """Head-model sanity: the fitted sphere is head-sized, electrodes sit on it, and the lead field of a
+    posterior source is largest on the occipital electrodes."""
+    from iclr26sci.closedloop import head_model
+
+    hm = head_model()
+    assert 0.08 < hm["sphere_radius"] < 0.11
+    r = np.linalg.norm(hm["electrodes_head"] - hm["sphere_center"], axis=1)
+    assert np.all(np.abs(r / hm["sphere_radius"] - 1) < 0.15)
+    # the used sources (head coordinates) lie behind the sphere centre; their summed gain peaks on the
+    # parieto-occipital midline (PO3/POz/PO4), the electrodes right above them
+    assert brain.source_pos_[:, 1].mean() < hm["sphere_center"][1] - 0.03
+    G = np.abs(brain.leadfield_).mean(1)
+    G3 = np.linalg.norm(hm["gain"].reshape(17, -1, 3), axis=2)
+    order = np.argsort(hm["pos"][:, 1], kind="stable")[:32]
+    assert brain.channels[int(np.argmax(G3[:, order].mean(1)))] in ("PO3", "POz", "PO4")
+    assert G.shape == (17,)
