@@ -123,13 +123,13 @@ class MVR:
     Examples
     --------
     >>> from iclr26sci.rl.mvr import MVR, MotionDescriptorScorer, OscillatorEnv, StateRelevance, make_multiview_env
-    >>> env = make_multiview_env(OscillatorEnv(horizon=80), cameras=["side"], clip_len=4, every=10, size=(16, 16))
-    >>> ref = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 80, seed=0)
+    >>> env = make_multiview_env(OscillatorEnv(horizon=20), cameras=["side"], clip_len=2, every=5, size=(8, 8))
+    >>> ref = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 20, seed=0)
     >>> agent = MVR(env, MotionDescriptorScorer.from_reference(env, ref), backbone="sac", shaping="mvr",
-    ...             relevance_retrain_every=160, relevance=StateRelevance(hidden=16, min_updates=0, max_epochs=2),
-    ...             backbone_kwargs=dict(learning_starts=100, policy_kwargs=dict(net_arch=[16])), rng=0)
-    >>> agent.learn(total_timesteps=320).history_["timesteps"]
-    [160, 320]
+    ...             relevance_retrain_every=40, relevance=StateRelevance(hidden=8, min_updates=0, max_epochs=1),
+    ...             backbone_kwargs=dict(learning_starts=60, policy_kwargs=dict(net_arch=[8])), rng=0)
+    >>> agent.learn(total_timesteps=80).history_["timesteps"]
+    [40, 80]
     """
 
     def __init__(self, env, scorer, prompt=None, backbone="tqc", shaping="mvr", relevance_retrain_every=10_000,
