@@ -53,7 +53,7 @@ def _truth_init(video, inp):
 
 
 # ---------------------------------------------------------------------------------------------------- J1
-@check(method="josh", budget=6.0, paper=PAPER,
+@check(method="josh", budget=8.0, paper=PAPER,
        guarantee="J1: with noise-free inputs the truth is a minimum of the data terms (scene L_3D / L_2D, prior): "
                  "their loss there is < 1e-8 and every random direction increases it")
 def fixed_point(profile, rng):
@@ -241,7 +241,7 @@ def focal_recovery(profile, rng, *, optimize_focal=True):
 
 
 # ---------------------------------------------------------------------------------------------------- J8
-@check(method="josh", budget=4.0, paper=PAPER,
+@check(method="josh", budget=6.0, paper=PAPER,
        guarantee="J8: gauge invariance: a random similarity transform of the world leaves WA-MPJPE and ATE unchanged "
                  "and a rigid one leaves W-MPJPE unchanged (relative change < 1e-4)")
 def gauge_invariance(profile, rng, *, with_scale=True):
