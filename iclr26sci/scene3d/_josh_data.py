@@ -45,10 +45,8 @@ def _pos_real(v, name, lo=0.0, hi=math.inf, *, lo_open=True):
 
 # ---------------------------------------------------------------------------------------------- motion
 def _deepmimic_fk(clip):
-    try:
-        from iclr26sci.geom import deepmimic_forward_kinematics
-    except (ImportError, AttributeError):  # pragma: no cover - before the geom export lands
-        from iclr26sci.geom._mocap import deepmimic_forward_kinematics
+    from iclr26sci.geom import deepmimic_forward_kinematics
+
     return deepmimic_forward_kinematics(clip)
 
 
