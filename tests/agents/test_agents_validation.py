@@ -1,0 +1,29 @@
+"""The agents validation checks pass, and each fails on the broken variant it is meant to catch."""
+import numpy as np
+import pytest
+
+from validation import agents as V
+from validation.registry import Profile
+
+Q = Profile("quick")
+
+
+def run(fn, seed=0, **kw):
+    return fn(Q, np.random.default_rng(seed), **kw)
+
+
+def test_c1_passes_and_catches():
+    assert run(V.c1_utility_algebra).passed
+    for v in ("denominator-n", "ascending-pred"):
+        assert not run(V.c1_utility_algebra, variant=v).passed, v
+
+
+def test_c2_passes_and_catches():
+    assert run(V.c2_permutation_invariance).passed
+    assert not run(V.c2_permutation_invariance, variant="positional").passed
+
+
+@pytest.mark.slow
+def test_c3_passes_and_catches():
+    assert run(V.c3_multiview_benefit).passed
+    assert not run(V.c3_multiview_benefit, variant="graph-only").passed
