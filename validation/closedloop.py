@@ -266,7 +266,10 @@ def sample_efficiency(profile, rng, _variant=None):
 
 
 # ---------------------------------------------------------------------------------------------- D3-5
-@check(method="closedloop", paper=PAPER, budget=6,
+# Full profile only: at the quick size (10 targets) the verdict changed with the master seed (Cohen's d at seeds 0-4:
+# 0.08, 1.07, 0.63, 0.40, 0.50 -- the standard error of d with 10 pairs, about 0.45, is as large as the threshold),
+# so the quick size cannot decide the claim; the full profile uses 40 targets.
+@check(method="closedloop", paper=PAPER, budget=120, slow=True,
        guarantee="D3-5: noise robustness: as the EEG SNR falls from inf to 0 dB MindPilot's final true reward "
                  "degrades gracefully; at 0 dB it still beats random pool sampling by Cohen's d > 0.5")
 def noise_robustness(profile, rng, _variant=None):
@@ -302,7 +305,9 @@ def noise_robustness(profile, rng, _variant=None):
 
 
 # ---------------------------------------------------------------------------------------------- D3-6
-@check(method="closedloop", paper=PAPER, budget=6,
+# Full profile only: with 3 runs (quick) the verdict changed with the master seed (p 0.73 at seed 0, < 0.007 at
+# seeds 1-4); the full profile uses 10 runs of 60 queries.
+@check(method="closedloop", paper=PAPER, budget=120, slow=True,
        guarantee="D3-6: with a multitaper-PSD target that boosts alpha (8-12 Hz), the alpha-band power ratio of "
                  "the clean EEG of MindPilot's final best stimuli exceeds that of the initial random set "
                  "(one-sided Welch t-test, p < 0.05)")
