@@ -149,8 +149,9 @@ def c3_multiview_benefit(profile, rng, variant=None):
             for views in [("graph", "code", "prompt"), ("graph",), ("code",), ("prompt",)]:
                 enc = MultiViewWorkflowEncoder(hidden=32, n_layers=2, dropout=0.1, views=views, text_encoder="hash",
                                                dim=128)
-                p = AgenticPredictor(encoder=enc, hidden=32, epochs=profile.pick(30, 60), lr=1e-3, dropout=0.1,
-                                     batch_size=128, rng=rng).fit(bench.train)
+                p = AgenticPredictor(encoder=enc, hidden=32, epochs=profile.pick(25, 60), lr=1e-3,
+                                     weight_decay=0.0, dropout=0.1,
+                                     batch_size=64, rng=rng).fit(bench.train)
                 accs.setdefault("+".join(views), []).append(accuracy(p, bench.test))
         mean = {k: float(np.mean(v)) for k, v in accs.items()}
         multi = mean.pop("graph+code+prompt")

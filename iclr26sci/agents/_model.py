@@ -749,7 +749,7 @@ def pretrain(workflows, encoder=None, epochs=50, batch_size=64, lr=1e-3, weight_
             opt.zero_grad()
             loss.backward()
             opt.step()
-            tot += [float(loss), float(rec), float(con)]
+            tot += [float(loss.detach()), float(rec.detach()), float(con.detach())]
             nb += 1
         for k, v in zip(("loss", "rec", "con"), tot / max(nb, 1)):
             hist[k].append(float(v))
