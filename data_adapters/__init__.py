@@ -60,3 +60,8 @@ __all__ += ["CHAMP_MODELS", "CHAMP_SETTINGS", "ChampConcept", "ChampConversation
 from .microscopy import STARDIST_IMAGES, MicroscopyImage, load_cell_image, load_stardist_nuclei
 
 __all__ += ["STARDIST_IMAGES", "MicroscopyImage", "load_cell_image", "load_stardist_nuclei"]
+
+# distill: CHAMP's four LLM teachers as graded multi-teacher records
+from .champ_teachers import champ_teacher_records, load_champ_teachers
+
+__all__ += ["champ_teacher_records", "load_champ_teachers"]

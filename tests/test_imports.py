@@ -24,7 +24,7 @@ import pytest
 PACKAGES = ["iclr26sci.core", "iclr26sci.prob", "iclr26sci.optim", "iclr26sci.causal", "iclr26sci.games",
             "iclr26sci.kernels", "iclr26sci.embeddings", "iclr26sci.imitation", "iclr26sci.geom", "iclr26sci.nn",
             "iclr26sci.adaptation", "iclr26sci.rl", "iclr26sci.generative", "iclr26sci.microsim",
-            "data_adapters"]
+            "iclr26sci.closedloop", "iclr26sci.distill", "iclr26sci.scene3d", "iclr26sci.opticalflow", "iclr26sci.agents", "data_adapters"]
 LIMIT_S = 1.0
 RUNS = 3
 

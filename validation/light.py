@@ -325,7 +325,10 @@ def _row(name, ev):
             "FID (motion features)": round(m["fid"], 3), "s / sequence": round(m["seconds_per_sequence"], 4)}
 
 
-@check(method="light", budget=8.0, paper=PAPER,
+# Full profile only: at seed 0 (the one seed measured) L5 FAILED -- the CPU-sized model keeps the wrist on the object
+# on nearly every frame, so guidance has nothing to correct (F1 0.830 / 0.829 / 0.830 for none / text CFG / pace on a
+# dev split; docs/light.md); it was not run at seeds 1-4, and it needs minutes, not the quick profile's seconds.
+@check(method="light", budget=600.0, paper=PAPER, slow=True,
        guarantee="L5: contact fidelity improves with pace guidance: contact F1 of pace-guided sampling exceeds both "
                  "unguided and text-CFG-only sampling of the same model and noise, with 95% paired bootstrap "
                  "intervals of the differences excluding 0 (paper, InterAct: 0.599 -> 0.627)")
@@ -355,7 +358,8 @@ def l5_contact_fidelity(profile, rng):
                        extra={"diff_none": d1, "diff_cfg": d2})
 
 
-@check(method="light", budget=5.0, paper=PAPER,
+# Full profile only: not yet measured at any seed (the first run timed out); it trains two models.
+@check(method="light", budget=600.0, paper=PAPER, slow=True,
        guarantee="L6: modality separation helps: the model with separate body, hand and object tokens (pace-guided) "
                  "has contact F1 >= the model whose body, hands and object share one token and one noise level "
                  "(paper: 0.627 vs 0.572 without human-object separation)")
@@ -380,7 +384,8 @@ def l6_modality_separation(profile, rng):
                        extra={"diff": d})
 
 
-@check(method="light", budget=5.0, paper=PAPER,
+# Full profile only: not yet measured at any seed (the first run timed out); it trains two models.
+@check(method="light", budget=600.0, paper=PAPER, slow=True,
        guarantee="L7: shape augmentation generalises: on unseen object shapes (pybullet_data meshes: duck, bunny, "
                  "stone, soccer ball) a model trained on the shape spectrum (boxes, cylinders, chairs) has higher "
                  "contact F1 than one trained on boxes only (paper, cross-category: 0.351 -> 0.560)")

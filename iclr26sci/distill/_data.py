@@ -347,6 +347,9 @@ class MultiTeacherData:
         missing = [k for k in need if k not in records]
         if missing:
             raise InputError("records", f"lacks keys {missing}", f"a dict with keys {list(need)} (+ optional ones)")
+        if split is not None and (isinstance(split, bool) or not isinstance(split, (int, float, np.floating))
+                                  or not 0.0 < float(split) < 1.0):
+            raise InputError("split", f"got {split!r}", "a train share in (0, 1), or None for no split")
         data = cls(records["questions"], records["rationales"], records["answers"],
                    teacher_answers=records.get("teacher_answers"), correct=records["correct"],
                    domains=records.get("domains"), teachers=records.get("teachers"), ids=records.get("ids"))

@@ -93,6 +93,7 @@ conf : ndarray (M,)
 Examples
 --------
 >>> import numpy as np
+>>> from iclr26sci.scene3d import PairMatches
 >>> PairMatches(0, 1, np.zeros((3, 2)), np.ones((3, 2)), np.ones(3), np.ones(3), np.ones(3))
 Matches(0->1, 3 pairs)
 """
