@@ -28,7 +28,8 @@ def _examples():
 def test_readme_has_one_example_per_method():
     ids = [p.id for p in _examples()]
     assert {"causal", "games", "kernels", "embeddings", "imitation", "nn", "adaptation", "geom", "rl", "tempflow",
-            "value_matching", "microsim"} <= set(ids), ids
+            "value_matching", "microsim", "mvr", "light", "closedloop", "distill", "ssdgs", "gaussian_fusion", "josh",
+            "opticalflow"} <= set(ids), ids
 
 
 @pytest.mark.slow
