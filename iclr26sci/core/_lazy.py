@@ -31,3 +31,32 @@ def lazy_loader(package: str, where: Mapping[str, str], extra: Callable[[], set]
         return sorted(set(vars(sys.modules[package])) | set(where))
 
     return __getattr__, __dir__
+
+
+def literal_all(init_file: str, modules) -> dict[str, str]:
+    """Map each name in the literal ``__all__`` of the sibling modules ``modules`` to its module.
+
+    A package shared by several papers re-exports each public module's own ``__all__``. Reading the lists from
+    the source (``ast``) rather than importing the modules keeps ``import package`` free of heavy imports; a
+    module that does not exist (yet) contributes nothing.
+
+    Examples
+    --------
+    >>> import iclr26sci.generative as g
+    >>> where = literal_all(g.__file__, ["tempflow"])
+    >>> where["FlowGRPOTrainer"]
+    'tempflow'
+    """
+    import ast
+    import pathlib
+
+    out: dict[str, str] = {}
+    for module in modules:
+        path = pathlib.Path(init_file).with_name(f"{module}.py")
+        if not path.exists():
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+                out.update({name: module for name in ast.literal_eval(node.value)})
+                break
+    return out

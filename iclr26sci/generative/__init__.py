@@ -17,28 +17,14 @@ torch.
 """
 from __future__ import annotations
 
-import ast
-import pathlib
-
-from iclr26sci.core._lazy import lazy_loader
+from iclr26sci.core._lazy import lazy_loader, literal_all
 
 #: the public modules whose ``__all__`` this package re-exports
 _MODULES = ("tempflow", "value_matching", "light")
 
 
-def _names(module: str) -> list[str]:
-    """The literal ``__all__`` of ``module``'s source file (empty while the module does not exist)."""
-    path = pathlib.Path(__file__).with_name(f"{module}.py")
-    if not path.exists():
-        return []
-    for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
-            return list(ast.literal_eval(node.value))
-    return []
-
-
 #: public name -> the module that defines it
-_WHERE = {name: mod for mod in _MODULES for name in _names(mod)}
+_WHERE = literal_all(__file__, _MODULES)
 
 __all__ = list(_WHERE)
 
