@@ -14,6 +14,10 @@ Modules:
 - ``baselines``: :class:`RandomPool`, :class:`GreedyRetrieval`, :class:`GPUCB` (gpytorch),
   :class:`BoTorchUCB` (BoTorch), :class:`CMAES` (cma);
 - ``_stimuli``: :class:`PCAEmbedder`, :class:`PCAGenerator` (small stand-ins for CLIP and IP-Adapter SDXL);
+- ``_flowgen``: :class:`FlowGenerator` (an :mod:`iclr26sci.nn` flow-matching model conditioned on embeddings)
+  and :class:`FeatureEmbedder` (a whitened fixed feature map, e.g. the cached Fashion-MNIST classifier's
+  penultimate layer);
+- ``_ddpo``: :class:`DDPOLite` (DDPO-style RL fine-tuning of a :class:`FlowGenerator`);
 - ``_brain``: :class:`SimulatedEEGBrain` (sources on MNE's bundled fsaverage head, spherical forward model,
   17-channel EEG, semantic and multitaper-PSD targets), :func:`head_model`.
 
@@ -31,6 +35,8 @@ _WHERE = {
     "RandomPool": "baselines", "GreedyRetrieval": "baselines", "GPUCB": "baselines", "BoTorchUCB": "baselines",
     "CMAES": "baselines",
     "PCAEmbedder": "_stimuli", "PCAGenerator": "_stimuli",
+    "FlowGenerator": "_flowgen", "FeatureEmbedder": "_flowgen",
+    "DDPOLite": "_ddpo",
     "SimulatedEEGBrain": "_brain", "head_model": "_brain", "THINGS_EEG_CHANNELS": "_brain",
 }
 
