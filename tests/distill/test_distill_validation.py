@@ -33,3 +33,12 @@ def test_check_catches_broken_variant(name, variant):
     failed = [(c.name, round(c.statistic, 5)) for c in res.criteria if not c.passed]
     print(f"{name}[{variant}] failing criteria: {failed}")
     assert not res.passed and failed
+
+
+def test_c6_catches_the_committal_rule_at_master_seed_1():
+    # the specification's rule (lr 0.5, entropy 0.01, moving-average baseline) locks onto teacher 0 in the
+    # arithmetic domain at master seed 1; the default rule passes there (docs/distill.md, seed table)
+    spec = V.c6_rl_bandit.check_spec
+    bad = V.c6_rl_bandit(QUICK, np.random.default_rng(spec.seed(1)), variant="committal")
+    good = V.c6_rl_bandit(QUICK, np.random.default_rng(spec.seed(1)))
+    assert not bad.passed and good.passed
