@@ -341,38 +341,78 @@ def c3_5_policy_invariance(profile, rng, _variant=None):
 
 
 # ---------------------------------------------------------------------------------------------- C3-6
+def _osc_states(osc, policy, n, seed, noise, g):
+    """States s_t of ``n`` steps of ``policy`` plus N(0, noise^2) action noise (no rendering), and the task rewards."""
+    obs, _ = osc.reset(seed=seed)
+    S, R = np.empty((n, 2)), np.empty(n)
+    for t in range(n):
+        S[t] = obs
+        a = np.clip(policy(obs) + noise * g.normal(size=1), -1, 1).astype(np.float32)
+        obs, R[t], _, trunc, _ = osc.step(a)
+        if trunc:
+            obs, _ = osc.reset(seed=seed + t + 1)
+    return S, R
+
+
+_C3_6_VARIANTS = {
+    # the library's term, for reference: w log sigmoid(D / tau), clipped
+    "linear": lambda orig: lambda d, w=0.1, tau=0.1, clip=5.0: np.clip(w * np.asarray(d) / tau, -clip, clip),
+    "flipped": lambda orig: lambda d, w=0.1, tau=0.1, clip=5.0: orig(-np.asarray(d), w, tau, clip),
+    # no non-positivity: shifted so that F = 0 at the reference and F > 0 above it
+    "centred": lambda orig: lambda d, w=0.1, tau=0.1, clip=5.0: np.clip(orig(d, w, tau, clip) + w * math.log(2.0),
+                                                                         -clip, clip),
+}
+
+
 @check(method="mvr", paper=PAPER, budget=6,
-       guarantee="C3-6: the shaping never dominates. Running the MVR pipeline (collect clips, score, retrain, "
-                 "refresh the reference, relabel) while the behaviour improves and then saturates, the ratio "
-                 "mean|F| / mean|r| over the last 20% of training is below half its value at the first relabel")
+       guarantee="C3-6: the shaping fades once the motion is achieved and never dominates. Running the MVR "
+                 "pipeline (collect clips, score, retrain, refresh the reference to the best-scored clips, "
+                 "relabel) while the behaviour improves towards the target and then holds it: (a) past the bar: "
+                 "with the reference of mid-training, the mean |F| on a behaviour that has reached the target "
+                 "is below half its value on a behaviour at the reference's own level (F fades as the relevance "
+                 "rises above the reference); (b) towards the bar: with the final reference, the mean |F| on "
+                 "the target behaviour is below half its value on the initial (still) behaviour; (c) the "
+                 "spec's ratio mean|F| / mean|r| over the last 20% of training is below half its value at the "
+                 "first relabel")
 def c3_6_shaping_fades(profile, rng, _variant=None):
     from iclr26sci.rl.mvr import (MotionDescriptorScorer, MVRShaper, OscillatorEnv, StateRelevance,
                                   make_multiview_env)
 
-    A = 0.5
+    A, noise = 0.5, 0.3
     osc = OscillatorEnv(target_amplitude=A, amplitude_width=0.25)
     env = make_multiview_env(osc, cameras=["side", "top"], clip_len=8, every=10, size=(16, 16))
     sc = MotionDescriptorScorer.from_reference(env, env.rollout_clips(osc.oscillate_policy(A), 400, seed=99)[-4:])
     K = profile.pick(10, 20)
+    k_mid = int(round(0.3 * K))  # retrain after the phase at amplitude 0.6 A: the reference of mid-training
     g = np.random.default_rng(_seed(rng))
     sh = MVRShaper(relevance=StateRelevance(hidden=64, batch_size=64, updates_per_epoch=20, min_updates=0,
                                             max_epochs=profile.pick(6, 20), states_per_clip=16, rng=_seed(rng)),
                    rng=_seed(rng), faithful_quirks=_variant == "quirks")
+    path = [A * q for q in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)]  # held-out behaviours along the improvement path
+    n_held = profile.pick(400, 1000)
+    held = {a: _osc_states(osc, osc.oscillate_policy(a), n_held, _seed(rng), noise, g)[0] for a in path}
     import iclr26sci.rl._mvr_core as core
 
     orig = core.mvr_shaping
-    if _variant == "linear":
-        core.mvr_shaping = lambda d, w=0.1, tau=0.1, clip=5.0: np.clip(w * np.asarray(d) / tau, -clip, clip)
-    elif _variant == "flipped":
-        core.mvr_shaping = lambda d, w=0.1, tau=0.1, clip=5.0: orig(-np.asarray(d), w, tau, clip)
-    rows = []
+    if _variant in _C3_6_VARIANTS:
+        core.mvr_shaping = _C3_6_VARIANTS[_variant](orig)
+    rows, path_F = [], {}
+
+    def along_path(label, a_ref):
+        out = {a: float(np.mean(np.abs(sh.shaping(held[a])))) for a in path}
+        ref = float(sh.reference_values.mean())
+        for a in path:
+            rows.append({"phase": label, "behaviour amplitude": a, "reference level": a_ref, "mean |F|": out[a],
+                         "mean gap f(s) - mean f(R)": float(sh.relevance.predict(held[a]).mean()) - ref})
+        return out
+
     try:
         for k in range(K):
             a_k = A * min(1.0, k / (0.5 * K))  # improves over the first half, then saturates
             base = osc.oscillate_policy(a_k)
 
             def pol(o, base=base):
-                return np.clip(base(o) + 0.3 * g.normal(size=1), -1, 1).astype(np.float32)
+                return np.clip(base(o) + noise * g.normal(size=1), -1, 1).astype(np.float32)
 
             clips = env.rollout_clips(pol, 400, seed=_seed(rng))
             states = np.concatenate([c.states for c in clips])
@@ -385,18 +425,36 @@ def c3_6_shaping_fades(profile, rng, _variant=None):
             S, E = sc.score_many([c.frames for c in clips])
             sh.add_clips(np.stack([c.states for c in clips]), S.mean(1), E)
             sh.retrain()
+            if k == k_mid:
+                path_F["mid"] = (a_k, along_path(f"held out, reference after phase {k}", a_k))
+        path_F["final"] = (A, along_path(f"held out, reference after phase {K - 1}", A))
     finally:
         core.mvr_shaping = orig
-    ratios = np.array([row["ratio"] for row in rows])
-    n_last = max(1, int(round(0.2 * (K))))
+    ratios = np.array([row["ratio"] for row in rows if "ratio" in row])
+    n_last = max(1, int(round(0.2 * K)))
     first, last = float(ratios[0]), float(ratios[-n_last:].mean())
-    crit = [Criterion("last-20% ratio / first-relabel ratio", last / first, 0.5, "<")]
+    a_mid, Fm = path_F["mid"]
+    _, Ff = path_F["final"]
+    crit = [Criterion(f"(a) reference at {a_mid:.2f}: mean|F| at the target {A} / at the reference level",
+                      Fm[A] / max(Fm[a_mid], 1e-12), 0.5, "<"),
+            Criterion("(b) final reference: mean|F| at the target / at the still behaviour (amplitude 0)",
+                      Ff[A] / max(Ff[0.0], 1e-12), 0.5, "<"),
+            Criterion("(c) last-20% ratio / first-relabel ratio of mean|F| / mean|r|", last / first, 0.5, "<")]
     return CheckResult(criteria=crit, table=rows,
                        details=f"Oscillator with the amplitude-tracking task reward exp(-(a(s) - A)^2 / (2 0.25^2)), A = "
-                               f"{A}; {K} phases of 400 steps whose scripted policy (plus N(0, 0.3^2) action noise) "
-                               "raises its amplitude to A over the first half, then holds it; after each phase its "
-                               "clips are scored (two-view temporal descriptor), the relevance is retrained "
-                               "(warm start) and the reference refreshed; each row is the relabelled F on the next "
-                               "phase's states. The 0.5 factor is the spec's. The quick profile scripts the policy "
-                               "in place of a TQC run (a real run is benchmarks/bench_mvr.py). Catches: a shaping "
-                               "that does not saturate (variant 'linear', F = w D / tau).")
+                               f"{A}; {K} phases of 400 steps whose scripted policy (plus N(0, {noise}^2) action "
+                               "noise) raises its amplitude to A over the first half, then holds it; after each "
+                               "phase its clips are scored (two-view temporal descriptor), the relevance is "
+                               "retrained (warm start), the reference refreshed (top 10 clips by score) and the F "
+                               "of the next phase's states recorded. (a) and (b) evaluate the shaper of the "
+                               f"retrain after phase {k_mid} (amplitude 0.6 A; its reference is that level) and of "
+                               f"the last retrain on held-out runs ({n_held} steps each) at amplitudes {path}. The "
+                               "factor 0.5 is the spec's. Why it holds: |F| = w_s softplus(-D/tau) is w_s log 2 at "
+                               "the reference (D = 0), below half of that once D > 0.77 tau, and w_s |D| / tau far "
+                               "below it. Catches (tests/rl/test_mvr_validation.py): a linear term w_s D / tau "
+                               "(no fade above the reference: fails a), the gap flipped (fails a and b), and the "
+                               "term without its non-positivity, w_s (log sigmoid(D/tau) + log 2), zero at the "
+                               "reference and positive above it (fails a). (c) alone passes all three: the "
+                               "reference tracks the agent's best clips, so the agent's own states sit near D = 0 "
+                               "and the ratio falls mostly because the task reward grows. The quick profile "
+                               "scripts the policy in place of a TQC run (a real run is benchmarks/bench_mvr.py).")

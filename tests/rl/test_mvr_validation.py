@@ -53,5 +53,24 @@ def test_c3_4_catches_dropped_view_averaging():
 
 
 @pytest.mark.slow
-def test_c3_6_passes():
+def test_c3_6_passes_and_catches_shapings_that_do_not_fade():
     assert not _failed(_run(V.c3_6_shaping_fades))
+    # a linear term w D / tau and the non-positivity dropped (F = 0 at the reference, > 0 above it) do not fade
+    # once the relevance rises above the reference: criterion (a) fails
+    for variant in ("linear", "centred"):
+        assert [n for n in _failed(_run(V.c3_6_shaping_fades, variant)) if n.startswith("(a)")], variant
+    # the gap flipped: the shaping grows as the behaviour improves, (a) and (b) fail
+    assert {n[:3] for n in _failed(_run(V.c3_6_shaping_fades, "flipped"))} >= {"(a)", "(b)"}
+
+
+def test_c3_6_variants_are_the_named_shapings():
+    import math
+
+    from iclr26sci.rl.mvr import mvr_shaping
+
+    d = np.array([-1.0, 0.0, 1.0])
+    lin, flip, cen = (V._C3_6_VARIANTS[k](mvr_shaping) for k in ("linear", "flipped", "centred"))
+    np.testing.assert_allclose(lin(d), [-1.0, 0.0, 1.0])
+    np.testing.assert_allclose(flip(d), mvr_shaping(-d))
+    np.testing.assert_allclose(cen(d), mvr_shaping(d) + 0.1 * math.log(2.0))
+    assert cen(d)[1] == pytest.approx(0.0, abs=1e-12) and cen(d)[2] > 0
