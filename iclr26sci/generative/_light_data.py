@@ -81,6 +81,9 @@ class HOISequences:
     fps: float = 20.0
     clips: list = field(default_factory=list)
 
+    #: token sizes of the modalities (class attribute)
+    dims = MODALITIES
+
     @classmethod
     def from_arrays(cls, body, hands, object, text, objects, contact=None, fps=20.0):
         """Validate user arrays (consistent sequence counts, lengths and joint counts) and build the set.

@@ -38,13 +38,15 @@ from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range
 
 from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, contact_distance, f1_from_counts,
                           hoi_dataset, hoi_metrics, motion_features)
+from ._light_planar import PLANAR_TASKS, PlanarHOISequences, planar_fingertip, planar_hoi, planar_metrics
 from ._light_objects import OBJECT_KINDS, HOIObject, mesh_object, sample_object
 from ._light_oracle import LinearGaussianOracle
 from ._light_sample import PaceGuidance, ddim_sample
 
 __all__ = ["LIGHT", "PaceGuidance", "hoi_dataset", "HOISequences", "HOIDataset", "HOIObject", "sample_object", "mesh_object",
            "LinearGaussianOracle", "HOIEvaluation", "hoi_metrics", "motion_features", "ddim_sample",
-           "LightDenoiser", "bootstrap_f1_difference"]
+           "LightDenoiser", "bootstrap_f1_difference", "planar_hoi", "PlanarHOISequences", "planar_metrics",
+           "planar_fingertip", "PLANAR_TASKS"]
 
 
 def __getattr__(name):
@@ -170,6 +172,18 @@ def bootstrap_f1_difference(counts_a, counts_b, *, n_boot=2000, level=0.95, rng=
     diff = f1(a) - f1(b)
     q = (1 - level) / 2
     return f1_from_counts(a) - f1_from_counts(b), float(np.quantile(diff, q)), float(np.quantile(diff, 1 - q))
+
+
+def _planar_tip_torch(body, hands):
+    """Differentiable PlanarHOI fingertip from (B, T, 2) body and (B, T, 3) hands tensors (see planar_fingertip)."""
+    import torch
+
+    from ._light_planar import _HIP, _L1, _L2, _TORSO
+
+    x, a, t1, t2 = body[..., 0], body[..., 1], hands[..., 0], hands[..., 1]
+    fx = x + _TORSO * torch.sin(a) + _L1 * torch.cos(t1) + _L2 * torch.cos(t1 + t2)
+    fy = _HIP + _TORSO * torch.cos(a) + _L1 * torch.sin(t1) + _L2 * torch.sin(t1 + t2)
+    return torch.stack([fx, fy], -1)
 
 
 class LIGHT(BaseEstimator):
@@ -302,15 +316,18 @@ class LIGHT(BaseEstimator):
     def _new_module(self):
         from ._light_model import LightDenoiser
 
-        dims = tuple(sum(MODALITIES[p] for p in g) for g in self.groups_)
+        dims = tuple(sum(self.dims_[p] for p in g) for g in self.groups_)
         return LightDenoiser(dims, self.T_, self.K, self.text_dim_, len(self.shape_mean_), d_model=self.d_model,
                              n_layers=self.n_layers, n_heads=self.n_heads, dropout=self.dropout).to(self.device)
 
     def _prepare(self, data):
         groups, w = self._validate()
         seqs = data.train if isinstance(data, HOIDataset) else data
-        if not isinstance(seqs, HOISequences):
-            raise InputError("data", f"got {type(data).__name__}", "an HOIDataset (its train split is used) or HOISequences")
+        if not isinstance(seqs, (HOISequences, PlanarHOISequences)):
+            raise InputError("data", f"got {type(data).__name__}",
+                             "an HOIDataset (its train split is used), HOISequences or PlanarHOISequences")
+        self.planar_ = isinstance(seqs, PlanarHOISequences)
+        self.dims_ = dict(seqs.dims)
         if len(seqs) < 2:
             raise InputError("data", f"has {len(seqs)} sequence", "at least 2 training sequences")
         self.groups_, self.weights_ = groups, w
@@ -389,11 +406,17 @@ class LIGHT(BaseEstimator):
         shape = torch.as_tensor(self._shape(seqs.objects), device=dev)
         # ground-truth contact per wrist, for the contact term
         N, T = len(seqs), seqs.T
-        per = np.stack([contact_distance(np.concatenate([seqs.hands[..., 3 * k:3 * k + 3]] * 2, -1), seqs.object,
-                                         seqs.objects) for k in range(2)], -1) < CONTACT_EPS
+        if self.planar_:       # one fingertip (forward kinematics of body + arm), planar box centre
+            per = seqs.contact[..., None]
+            raw_h = torch.as_tensor(planar_fingertip(seqs.body, seqs.hands), dtype=torch.float32, device=dev)
+            raw_c = torch.as_tensor(seqs.object[..., :2], dtype=torch.float32, device=dev)
+        else:                  # two wrists, 3-D object centre
+            per = np.stack([contact_distance(np.concatenate([seqs.hands[..., 3 * k:3 * k + 3]] * 2, -1), seqs.object,
+                                             seqs.objects) for k in range(2)], -1) < CONTACT_EPS
+            raw_h = torch.as_tensor(seqs.hands, dtype=torch.float32, device=dev)
+            raw_c = torch.as_tensor(seqs.object[..., :3], dtype=torch.float32, device=dev)
         cw = torch.as_tensor(per, dtype=torch.float32, device=dev)
-        raw_h = torch.as_tensor(seqs.hands, dtype=torch.float32, device=dev)
-        raw_c = torch.as_tensor(seqs.object[..., :3], dtype=torch.float32, device=dev)
+        nh, cd = cw.shape[-1], raw_c.shape[-1]
         loc = self._locate()
         opt = torch.optim.AdamW(mod.parameters(), lr=self.lr, weight_decay=0.0)
         bs = min(self.batch_size, N)
@@ -420,18 +443,24 @@ class LIGHT(BaseEstimator):
                 for m, grp in enumerate(self.groups_):
                     o = 0
                     for p in grp:
-                        D = MODALITIES[p]
+                        D = self.dims_[p]
                         loss = loss + self.weights_[p] * ((pred[m][..., o:o + D] - x0[m][..., o:o + D]) ** 2).mean()
                         o += D
                 loss = loss / wsum
                 if self.contact_weight > 0:
                     hm, ho = loc["hands"]
                     om, oo = loc["object"]
-                    ph = pred[hm][..., ho:ho + 6] * self._std_t("hands", dev) + self._mean_t("hands", dev)
-                    pc = pred[om][..., oo:oo + 3] * self._std_t("object", dev)[:3] + self._mean_t("object", dev)[:3]
-                    err = ((ph.reshape(B, T, 2, 3) - pc[:, :, None]) - (raw_h[idx].reshape(B, T, 2, 3) - raw_c[idx][:, :, None]))
+                    Dh = self.dims_["hands"]
+                    ph = pred[hm][..., ho:ho + Dh] * self._std_t("hands", dev) + self._mean_t("hands", dev)
+                    pc = pred[om][..., oo:oo + cd] * self._std_t("object", dev)[:cd] + self._mean_t("object", dev)[:cd]
+                    if self.planar_:
+                        bm, bo = loc["body"]
+                        pb = pred[bm][..., bo:bo + 2] * self._std_t("body", dev) + self._mean_t("body", dev)
+                        ph = _planar_tip_torch(pb, ph)
+                    err = ((ph.reshape(B, T, nh, cd) - pc[:, :, None])
+                           - (raw_h[idx].reshape(B, T, nh, cd) - raw_c[idx][:, :, None]))
                     c = cw[idx]
-                    lc = ((err / 0.1) ** 2).sum(-1).mul(c).sum() / (3 * c.sum()).clamp(min=1.0)
+                    lc = ((err / 0.1) ** 2).sum(-1).mul(c).sum() / (cd * c.sum()).clamp(min=1.0)
                     loss = loss + self.contact_weight * lc
                 opt.zero_grad()
                 loss.backward()
@@ -449,7 +478,7 @@ class LIGHT(BaseEstimator):
             o = 0
             for p in grp:
                 out[p] = (m, o)
-                o += MODALITIES[p]
+                o += self.dims_[p]
         return out
 
     def _mean_t(self, p, dev):
@@ -522,7 +551,7 @@ class LIGHT(BaseEstimator):
         seed = int(as_generator(rng).integers(2 ** 31 - 1))
         g = torch.Generator().manual_seed(seed)
         dev = self.device
-        dims = [sum(MODALITIES[p] for p in grp) for grp in self.groups_]
+        dims = [sum(self.dims_[p] for p in grp) for grp in self.groups_]
         x_init = [torch.randn((B, self.T_, D), generator=g).to(dev) for D in dims]
         tx = torch.as_tensor(self._embed(texts), device=dev)
         sh = torch.as_tensor(self._shape(objs), device=dev)
@@ -540,10 +569,11 @@ class LIGHT(BaseEstimator):
         for m, grp in enumerate(self.groups_):
             o = 0
             for p in grp:
-                D = MODALITIES[p]
+                D = self.dims_[p]
                 f[p] = toks[m][..., o:o + D] * self.std_[p] + self.mean_[p]
                 o += D
-        return HOISequences.from_arrays(f["body"], f["hands"], f["object"], texts, objs, fps=self.fps_)
+        cls = PlanarHOISequences if self.planar_ else HOISequences
+        return cls.from_arrays(f["body"], f["hands"], f["object"], texts, objs, fps=self.fps_)
 
     def evaluate(self, test, guidance=None, *, text_weight=1.0, steps=None, rng=0, n_boot=1000, level=0.95):
         """Sample one sequence per test caption and object and score it against the test sequence.
@@ -567,8 +597,10 @@ class LIGHT(BaseEstimator):
 
         check_is_fitted(self, "model_", method="evaluate")
         ref = test.test if isinstance(test, HOIDataset) else test
-        if not isinstance(ref, HOISequences):
-            raise InputError("test", f"got {type(test).__name__}", "HOISequences or an HOIDataset")
+        want = PlanarHOISequences if self.planar_ else HOISequences
+        if not isinstance(ref, want):
+            raise InputError("test", f"got {type(ref).__name__}", f"{want.__name__} (the kind the model was trained on) "
+                             "or an HOIDataset of them")
         if ref.T != self.T_:
             raise InputError("test", f"has {ref.T} frames per sequence", f"the {self.T_} frames the model was trained on")
         n_boot = check_positive_int(n_boot, "n_boot")
@@ -576,7 +608,7 @@ class LIGHT(BaseEstimator):
         t0 = time.perf_counter()
         gen = self.sample(list(ref.text), list(ref.objects), guidance, text_weight=text_weight, steps=steps, rng=rng)
         secs = (time.perf_counter() - t0) / len(ref)
-        m = hoi_metrics(gen, ref)
+        m = (planar_metrics if self.planar_ else hoi_metrics)(gen, ref)
         counts = m.pop("per_sequence")
         m["seconds_per_sequence"] = secs
         g = np.random.default_rng(0)
