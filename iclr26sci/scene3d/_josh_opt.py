@@ -251,7 +251,7 @@ class Model:
         self.contact_idx = torch.as_tensor(body.contact_vertices, device=prob.device)
         self.fast = FastBody(body)
 
-    def state(self, P, enforce_scale):
+    def state(self, P, enforce_scale, with_human=True):
         prob = self.prob
         f = torch.exp(P.log_f).clamp(self.fmin, self.fmax)[0]
         q = P.quat
@@ -262,6 +262,8 @@ class Model:
         g = g * torch.exp(P.global_log_scale[0])
         t = g * t
         a = g * sizes * f / P.f0                          # observed depth -> metric-world depth, per frame
+        if not with_human:                                # the scene terms alone (focal profile search)
+            return dict(f=f, R=R, t=t, a=a, g=g, sizes=sizes)
         # human in each camera frame (the HMR depth follows the focal: t_z' = (f / f_init) t_z)
         K = prob.K
         # the focal is calibrated by the scene reprojection alone: the human and contact terms see it as a
@@ -290,7 +292,15 @@ class Model:
         p = self.prob
         Xi = self.world_points(S, p.m_pi, p.m_di, p.m_i)
         Xj = self.world_points(S, p.m_pj, p.m_dj, p.m_j)
-        return (p.m_w * gamma_loss_t(_norm(Xi - Xj), self.cfg["gamma_coarse"])).sum() / p.m_w.sum()
+        w = p.m_w if getattr(self, "match_mask", None) is None else p.m_w * self.match_mask
+        return (w * gamma_loss_t(_norm(Xi - Xj), self.cfg["gamma_coarse"])).sum() / w.sum()
+
+    def residuals_2d(self, S):
+        """Per-match reprojection error (pixels), the larger of the two directions."""
+        p = self.prob
+        Xi = self.world_points(S, p.m_pi, p.m_di, p.m_i)
+        Xj = self.world_points(S, p.m_pj, p.m_dj, p.m_j)
+        return torch.maximum(_norm(self.project(S, Xj, p.m_i) - p.m_pi), _norm(self.project(S, Xi, p.m_j) - p.m_pj))
 
     def loss_2d(self, S):
         p = self.prob
@@ -298,6 +308,16 @@ class Model:
         Xj = self.world_points(S, p.m_pj, p.m_dj, p.m_j)
         ri = _norm(self.project(S, Xj, p.m_i) - p.m_pi)
         rj = _norm(self.project(S, Xi, p.m_j) - p.m_pj)
+        g = self.cfg["gamma_fine"]
+        return (p.m_w * (gamma_loss_t(ri, g) + gamma_loss_t(rj, g))).sum() / (2 * p.m_w.sum())
+
+    def loss_2d_capped(self, S, cap):
+        """L_2D with each residual capped at ``cap`` pixels (an MSAC-style score: outliers count as a constant)."""
+        p = self.prob
+        Xi = self.world_points(S, p.m_pi, p.m_di, p.m_i)
+        Xj = self.world_points(S, p.m_pj, p.m_dj, p.m_j)
+        ri = _norm(self.project(S, Xj, p.m_i) - p.m_pi).clamp_max(cap)
+        rj = _norm(self.project(S, Xi, p.m_j) - p.m_pj).clamp_max(cap)
         g = self.cfg["gamma_fine"]
         return (p.m_w * (gamma_loss_t(ri, g) + gamma_loss_t(rj, g))).sum() / (2 * p.m_w.sum())
 
@@ -372,7 +392,8 @@ class Model:
 
     def total(self, P, phase, enforce_scale, use_scene=True):
         cfg = self.cfg
-        S = self.state(P, enforce_scale)
+        human = any(cfg[k] > 0 for k in ("w_c1", "w_c2", "w_smooth", "w_prior", "w_keypoints"))
+        S = self.state(P, enforce_scale, with_human=human)
         terms = {}
         if use_scene and cfg["w_scene"] > 0:
             terms["scene"] = cfg["w_scene"] * (self.loss_3d(S) if phase == "coarse" else self.loss_2d(S))
@@ -438,6 +459,99 @@ def run_phase(model, P, phase, n_iter, lr, *, train_cameras, train_scale, train_
         history.append((phase, lv, {k: float(v.detach()) for k, v in terms.items()}))
         if lv != lv:
             break
+
+
+def lbfgs_scene(model, P, phase, max_iter):
+    """Cameras and per-frame log-scales minimising the scene loss of ``phase`` at a fixed focal (L-BFGS).
+
+    The scale gauge is fixed by ``1/min sigma`` (the scene loss alone has no metric scale).
+    """
+    leaves = [P.quat, P.trans, P.log_size]
+    root = [j for j in range(len(P.parent)) if P.parent[j] < 0]
+    opt = torch.optim.LBFGS(leaves, lr=1.0, max_iter=max_iter, history_size=20, line_search_fn="strong_wolfe",
+                            tolerance_grad=1e-12, tolerance_change=1e-14)
+
+    def closure():
+        opt.zero_grad(set_to_none=True)
+        loss = model.total(P, phase, True)[0]
+        loss.backward()
+        P.quat.grad[root] = 0
+        P.trans.grad[root] = 0
+        return loss
+
+    opt.step(closure)
+    with torch.no_grad():
+        P.quat /= P.quat.norm(dim=-1, keepdim=True)
+
+
+def focal_profile_search(prob, body, cfg, parent, order, f_centre, *, span=0.35, n_grid=9, max_iter=40,
+                         cap_frac=0.025):
+    r"""The shared focal by a profile search over :math:`\log f` of the scene reprojection loss.
+
+    For each focal :math:`f_k` on a grid of ``n_grid`` values :math:`f_c e^{u}`, :math:`u \in [-span, span]`, the
+    cameras and scales are re-fitted from the Procrustes start with L-BFGS on the 3-D matching loss (rho_1.1,
+    smooth and nearly convex), and the profile value is the fine-phase reprojection loss
+    :math:`\min_{P, \sigma} L_{2D}(f_k)` evaluated there (pixels: independent of the scale gauge). The focal is the
+    vertex of the parabola (in :math:`\log f`) through the lowest grid value and its two neighbours (the grid edge
+    when the minimum is there).
+
+    Why: the focal is coupled to the camera rotations and the depth stretch (a pan by :math:`\theta` shifts pixels
+    by :math:`\theta f`; only the second-order term :math:`\theta (u-c)^2 / f` identifies :math:`f`), a long curved
+    valley in which Adam's per-coordinate normalised steps on :math:`\log f` random-walk (on the quick miniature
+    the released schedule took the focal from the truth to 0.86 f while raising the loss). Re-fitting the cameras
+    at each candidate follows the valley exactly. Returns ``(focal, rows)`` with the profile table.
+    """
+    scene_cfg = dict(cfg, w_scene=1.0, w_c1=0.0, w_c2=0.0, w_smooth=0.0, w_prior=0.0, w_keypoints=0.0)
+    model = Model(prob, body, scene_cfg)
+    cap = cap_frac * math.hypot(prob.W, prob.H)
+    us = np.linspace(-span, span, n_grid)
+    vals = np.full(n_grid, np.nan)
+    c = n_grid // 2
+    # continuation along the valley: the centre from the Procrustes start, then outwards, each grid focal starting
+    # from its inner neighbour's cameras and scales; then back inwards from both ends (each grid focal keeps the
+    # better of its two fits: the L-BFGS fits can stop in different local minima)
+    state = {}
+
+    def solve(i, start):
+        if start is None:
+            P = Params(prob, parent, order, f_centre * math.exp(us[i]), "procrustes")
+        else:
+            P = Params(prob, parent, order, f_centre * math.exp(us[i]), "identity", rel_R=_quat_to_R(start[0]),
+                       rel_t=start[1], log_s=start[2])
+        model.match_mask = None
+        lbfgs_scene(model, P, "coarse", max_iter)
+        with torch.no_grad():                    # re-fit on the matches that reproject within the cap (robust)
+            inl = (model.residuals_2d(model.state(P, True, with_human=False)) < cap).to(prob.dtype)
+        if float(inl.sum()) >= 8:
+            model.match_mask = inl
+            lbfgs_scene(model, P, "coarse", max_iter // 2)
+            model.match_mask = None
+        with torch.no_grad():
+            val = float(model.loss_2d_capped(model.state(P, True, with_human=False), cap))
+        if not (val >= vals[i]):                 # NaN-safe: keep the better fit
+            vals[i] = val
+            state[i] = (P.quat.detach().clone(), P.trans.detach().clone(), P.log_size.detach().clone())
+
+    solve(c, None)
+    for i in range(c + 1, n_grid):
+        solve(i, state[i - 1])
+    for i in range(c - 1, -1, -1):
+        solve(i, state[i + 1])
+    for i in range(n_grid - 2, c - 1, -1):
+        solve(i, state[i + 1])
+    for i in range(1, c + 1):
+        solve(i, state[i - 1])
+    vals = np.asarray(vals)
+    i = int(np.nanargmin(vals))
+    u_hat = us[i]
+    if 0 < i < n_grid - 1:
+        y0, y1, y2 = vals[i - 1], vals[i], vals[i + 1]
+        den = y0 - 2 * y1 + y2
+        if den > 0:
+            h = us[1] - us[0]
+            u_hat = us[i] + 0.5 * h * (y0 - y2) / den
+    rows = [{"focal": f_centre * math.exp(u), "profile loss": v} for u, v in zip(us, vals)]
+    return f_centre * math.exp(u_hat), rows
 
 
 def now():

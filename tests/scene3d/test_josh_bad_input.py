@@ -69,7 +69,7 @@ def test_bad_matches(inputs):
     (dict(focal_init=0.0), "focal_init"), (dict(focal_init=-100.0), "focal_init"),
     (dict(phases=("fine", "coarse")), "phases"), (dict(phases="coarse"), "phases"),
     (dict(n_iter=(10,)), "n_iter"), (dict(lr=(0.0, 0.1)), "lr"), (dict(w_c1=-1.0), "w_c1"),
-    (dict(strategy="x"), "strategy"), (dict(optimize_human=1), "optimize_human"),
+    (dict(strategy="x"), "strategy"), (dict(optimize_human=1), "optimize_human"), (dict(focal_search="yes"), "focal_search"),
     (dict(gamma=(1.1, 0.4)), "gamma"), (dict(depth_filter_ratio=0.5), "depth_filter_ratio"),
     (dict(dtype="float16"), "dtype"), (dict(max_matches=3), "max_matches"), (dict(init_cameras="x"), "init_cameras"),
 ])
