@@ -123,6 +123,7 @@ def test_router_used_before_fit(make, small):
     (lambda: RLTeacherSelector(embedder="hashing", baseline_decay=1.0), "baseline_decay"),
     (lambda: RLTeacherSelector(embedder="hashing", reward=3), "reward"),
     (lambda: RLTeacherSelector(embedder="hashing", entropy=-0.1), "entropy"),
+    (lambda: RLTeacherSelector(embedder="hashing", baseline="none"), "baseline"),
 ])
 def test_router_bad_params_at_fit(make, arg, small):
     with pytest.raises(InputError, match=arg):

@@ -108,6 +108,23 @@ def test_routers_beat_naive_and_oracle_bounds(world):
     assert MajorityVote().purify(te).target_correctness() > te.target_correctness()
 
 
+def test_rl_state_baseline_learns_the_per_state_value(world):
+    # reward = a constant per domain (policy-independent): the normalised-LMS baseline b(s) = v.[e(q); 1] must
+    # converge to that constant in each state, while one moving average cannot separate the states
+    from iclr26sci.distill._synthetic import SYNTHETIC_DOMAINS
+
+    _, tr, _ = world
+    dom = {q: d for q, d in zip(tr.questions, tr.domains)}
+    value = {"commonsense": 0.2, "biomedical": 0.5, "arithmetic": 0.9}
+
+    def onehot(texts):
+        return np.array([[float(dom[t] == d) for d in SYNTHETIC_DOMAINS] for t in texts])
+
+    sel = RLTeacherSelector(embedder=onehot, n_steps=3000, reward=lambda i, k: value[tr.domains[i]], rng=0).fit(tr)
+    b = np.hstack([np.eye(3), np.ones((3, 1))]) @ sel.v_
+    assert np.allclose(b, [value[d] for d in SYNTHETIC_DOMAINS], atol=1e-3)
+
+
 def test_route_result_probabilities(world):
     _, tr, te = world
     res = PlackettLuceRouter(embedder=E).fit(tr).route(te.questions[:5])
