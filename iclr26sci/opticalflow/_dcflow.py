@@ -36,6 +36,7 @@ __all__ = ["DCFlow", "appearance_only", "structural_loss"]
 
 _OBJECTIVES = ("decoupled", "appearance")
 _DEPTHS = ("auto", "random", "pairs")
+_SCHEDULES = ("onecycle", "constant")
 
 
 def structural_loss(a, b, valid=None, *, scales=3):
@@ -143,6 +144,11 @@ class DCFlow(BaseEstimator):
         Weights of the translation and consistency losses ([note] 2.0 and 0.05).
     consistency_start : float in [0, 1)
         Fraction of the steps before the consistency term is switched on (paper: 10k of 30k steps).
+    translator_warmup : float in [0, 1)
+        Fraction of the first steps in which the translation loss warps ``T_phi(I_A)`` by the identity
+        (zero flow) instead of ``sg[F_theta(T_phi(I_A), I_B)]``. Not in the paper (default 0): a curriculum
+        for short CPU runs, where the untrained flow net's cross-modal output would otherwise misalign the
+        translator's target (the pairs are assumed roughly registered, as in RGB-T rigs).
     depth : {"auto", "random", "pairs"}
         Depth used for synthesis: the pairs' depth maps (``"pairs"``), a crude random smooth field
         (``"random"``, the offline stand-in for UniDepth), or the pairs' when present (``"auto"``).
@@ -150,7 +156,10 @@ class DCFlow(BaseEstimator):
         Edge-aware smoothness weight of the appearance-only objective.
     batch_size : int
     lr : float
-        Adam learning rate for both networks.
+        Adam learning rate for both networks (the peak rate under ``lr_schedule="onecycle"``).
+    lr_schedule : {"onecycle", "constant"}
+        Learning-rate schedule: one-cycle (5% linear warm-up from ``lr / 25``, then cosine
+        annealing to about zero; RAFT's training schedule) or constant.
     max_angle_deg, max_translation : float
         Camera-motion ranges of the synthesis ([recon] 5 degrees, 0.1 median depth).
     photometric_eps : float
@@ -184,9 +193,9 @@ class DCFlow(BaseEstimator):
     """
 
     def __init__(self, net="pwc_tiny", translator=None, *, objective="decoupled", trim=0.1, consistency=True,
-                 lambda_T=2.0, lambda_C=0.05, consistency_start=1 / 3, depth="auto", smooth_weight=0.1,
-                 batch_size=4, lr=3e-4, max_angle_deg=5.0, max_translation=0.1, photometric_eps=0.05, rng=0,
-                 device="cpu"):
+                 lambda_T=2.0, lambda_C=0.05, consistency_start=1 / 3, translator_warmup=0.0, depth="auto", smooth_weight=0.1,
+                 batch_size=4, lr=3e-4, lr_schedule="onecycle", max_angle_deg=5.0, max_translation=0.1,
+                 photometric_eps=0.05, rng=0, device="cpu"):
         self.net = net
         self.translator = translator
         self.objective = objective
@@ -195,10 +204,12 @@ class DCFlow(BaseEstimator):
         self.lambda_T = lambda_T
         self.lambda_C = lambda_C
         self.consistency_start = consistency_start
+        self.translator_warmup = translator_warmup
         self.depth = depth
         self.smooth_weight = smooth_weight
         self.batch_size = batch_size
         self.lr = lr
+        self.lr_schedule = lr_schedule
         self.max_angle_deg = max_angle_deg
         self.max_translation = max_translation
         self.photometric_eps = photometric_eps
@@ -221,11 +232,16 @@ class DCFlow(BaseEstimator):
         cs = self.consistency_start
         if isinstance(cs, bool) or not isinstance(cs, (int, float)) or not 0 <= cs < 1:
             raise InputError("consistency_start", f"got {cs!r}", "a fraction in [0, 1) of the training steps")
+        tw = self.translator_warmup
+        if isinstance(tw, bool) or not isinstance(tw, (int, float)) or not 0 <= tw < 1:
+            raise InputError("translator_warmup", f"got {tw!r}", "a fraction in [0, 1) of the training steps")
         if self.depth not in _DEPTHS:
             raise InputError("depth", f"got {self.depth!r}", f"one of {_DEPTHS}")
         _check_pos(self.smooth_weight, "smooth_weight")
         _check_int(self.batch_size, "batch_size")
         _check_pos(self.lr, "lr", allow_zero=False)
+        if self.lr_schedule not in _SCHEDULES:
+            raise InputError("lr_schedule", f"got {self.lr_schedule!r}", f"one of {_SCHEDULES}")
         _check_pos(self.max_angle_deg, "max_angle_deg")
         _check_pos(self.max_translation, "max_translation")
         _check_pos(self.photometric_eps, "photometric_eps", allow_zero=False)
@@ -323,9 +339,14 @@ class DCFlow(BaseEstimator):
         bs = min(int(self.batch_size), N)
         n_steps = steps if steps is not None else epochs * int(np.ceil(N / bs))
         c_start = int(np.ceil(self.consistency_start * n_steps))
+        w_end = int(np.ceil(self.translator_warmup * n_steps))
         g = np.random.default_rng(int(self.rng))
         params = list(self.net_.parameters()) + list(self.translator_.parameters())
         opt = torch.optim.Adam(params, lr=float(self.lr))
+        sched = None
+        if self.lr_schedule == "onecycle" and n_steps > 1:
+            sched = torch.optim.lr_scheduler.OneCycleLR(opt, float(self.lr), total_steps=n_steps, pct_start=0.05,
+                                                        cycle_momentum=False)
         tA = torch.as_tensor(A.transpose(0, 3, 1, 2).copy(), device=dev)
         tB = torch.as_tensor(np.repeat(B[:, None], 3, 1), device=dev)
         hist = {"flow": [], "T": [], "C": [], "appearance": []}
@@ -376,7 +397,7 @@ class DCFlow(BaseEstimator):
                 Ta = self.translator_(Ia)
                 with torch.no_grad():
                     fl = self.net_(Ta.detach(), Ib)
-                warped, valid = backward_warp(Ta, fl)
+                warped, valid = backward_warp(Ta, fl if step >= w_end else torch.zeros_like(fl))
                 lt = structural_loss(warped, Ib, valid)
                 loss = lf + float(self.lambda_T) * lt
                 hist["flow"].append(float(lf.detach()))
@@ -400,8 +421,12 @@ class DCFlow(BaseEstimator):
                     loss = loss + float(self.lambda_C) * lc
                     hist["C"].append(float(lc.detach()))
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 10.0)
+            # each network's gradient is clipped on its own (the decoupled losses do not share a scale)
+            torch.nn.utils.clip_grad_norm_(list(self.net_.parameters()), 10.0)
+            torch.nn.utils.clip_grad_norm_(list(self.translator_.parameters()), 10.0)
             opt.step()
+            if sched is not None:
+                sched.step()
         self.net_.eval()
         self.translator_.eval()
         self.history_ = hist

@@ -148,7 +148,9 @@ def test_flownet_bad_input():
                                     ({"batch_size": 0}, "batch_size"), ({"lr": 0.0}, "lr"), ({"rng": -1}, "rng"),
                                     ({"device": "tpu:9"}, "device"), ({"net": "vgg"}, "net"),
                                     ({"translator": "unet"}, "translator"),
-                                    ({"photometric_eps": 0.0}, "photometric_eps")])
+                                    ({"photometric_eps": 0.0}, "photometric_eps"),
+                                    ({"lr_schedule": "cosine"}, "lr_schedule"),
+                                    ({"translator_warmup": 1.0}, "translator_warmup")])
 def test_dcflow_bad_params_refused_at_fit(kw, arg):
     pairs = crossmodal_pairs(n=2, size=16, rng=0)
     with pytest.raises(InputError, match=arg):

@@ -89,6 +89,28 @@ def test_flow_loss_does_not_update_translator(pairs):
     assert all(torch.equal(a, b) for a, b in zip(tr.state_dict().values(), m.translator_.state_dict().values()))
 
 
+def test_translator_warmup_ignores_the_flow_net(pairs):
+    """During the warm-up the translator's target is the identity warp, so its update does not depend on the
+    flow net; after it (warm-up 0) two different flow nets give two different translators."""
+    from iclr26sci.opticalflow import TinyPWC, TinyUNet
+
+    tr = TinyUNet()
+    torch.manual_seed(1)
+    n1 = TinyPWC()
+    torch.manual_seed(2)
+    n2 = TinyPWC()
+
+    def translator(net, warmup):
+        m = DCFlow(net=net, translator=tr, consistency=False, translator_warmup=warmup, batch_size=2, lr=1e-2,
+                   rng=0).fit(pairs, steps=2)
+        return list(m.translator_.state_dict().values())
+
+    same = translator(n1, 0.99), translator(n2, 0.99)
+    assert all(torch.equal(a, b) for a, b in zip(*same))
+    diff = translator(n1, 0.0), translator(n2, 0.0)
+    assert not all(torch.equal(a, b) for a, b in zip(*diff))
+
+
 def test_appearance_only_baseline_runs(pairs):
     m = appearance_only(batch_size=2).fit(pairs, steps=2)
     assert m.history_["appearance"] and not m.history_["flow"]
