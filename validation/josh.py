@@ -3,9 +3,9 @@
 Data: the DeepMimic ``walk`` clip (real motion capture) retargeted onto the stand-in body, in a ray-cast room,
 filmed by a panning handheld camera; "MASt3R-like" depth and matches and "HMR-like" body fits with realistic noise
 (``HumanSceneVideo.observations``). Ground truth is exact. Quick profile: 8 keyframes at 64x48 and short Adam
-schedules; full profile: 20 keyframes at 160x120 with the released pipeline's 500 + 200 iterations. J3 (six
-fits), J7 (two fits) and J4-J6 (ten sequences x four fits) exceed the section's 30 s quick cap and run in the
-full profile only (``slow``). Each check names the broken variant
+schedules; full profile: 20 keyframes at 160x120 with the released pipeline's 500 + 200 iterations (J1, J2, J8, J9). J3 (six
+fits), J7 (two fits) and J4-J6 (one fixed set of ten sequences x six fits, shared with benchmarks/bench_josh.py)
+run the quick miniature in both profiles but exceed the section's quick time cap, so they are ``slow``. Each check names the broken variant
 it catches in its ``details``.
 """
 from __future__ import annotations
