@@ -5,11 +5,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
 
 from ._workflow import Workflow
 
-__all__ = ["PairSet", "WorkflowBench", "synthetic_workflow_bench"]
+__all__ = ["PairSet", "WorkflowBench", "synthetic_workflow_bench", "load_executed_bench"]
 
 DOMAINS = ("code", "math", "reasoning")
 
@@ -74,6 +74,21 @@ class PairSet:
     def __repr__(self):
         return f"PairSet(pairs={len(self)}, workflows={len(set(self.w_idx.tolist()))}, success={self.y.mean():.2f})"
 
+    def summary(self) -> str:
+        """Pairs, workflows, tasks and success rate, overall and per domain."""
+        doms = sorted(set(self.domain.tolist()))
+        per = ", ".join(f"{d}: {int((self.domain == d).sum())} pairs, success {self.y[self.domain == d].mean():.3f}"
+                        for d in doms)
+        return (f"{len(self)} pairs of {len(set(self.w_idx.tolist()))} workflows x {len(set(self.t_idx.tolist()))} "
+                f"tasks, success {self.y.mean() if len(self) else float('nan'):.3f} ({per})")
+
+    def to_dict(self) -> dict:
+        """Indices, labels and domains as lists (workflows and task texts by count only)."""
+        return {"n_pairs": len(self), "n_workflows": len(set(self.w_idx.tolist())),
+                "n_tasks": len(set(self.t_idx.tolist())), "success_rate": float(self.y.mean()) if len(self) else None,
+                "w_idx": self.w_idx.tolist(), "t_idx": self.t_idx.tolist(), "y": self.y.astype(int).tolist(),
+                "domain": [str(d) for d in self.domain]}
+
     def subset(self, mask) -> "PairSet":
         """The pairs selected by a boolean mask or index array (same workflow and task lists)."""
         m = np.asarray(mask)
@@ -121,22 +136,123 @@ class WorkflowBench:
     def __repr__(self):
         return f"WorkflowBench(train={len(self.train)}, test={len(self.test)}, unlabeled={len(self.unlabeled)})"
 
+    def summary(self) -> str:
+        """Provenance and the train/test pair sets."""
+        keys = ("name", "generator", "split", "script_version", "seed", "model", "run_seconds")
+        prov = ", ".join(f"{k}={self.info[k]}" for k in keys if k in self.info)
+        return f"{self!r} [{prov}]\n  train: {self.train.summary()}\n  test: {self.test.summary()}"
+
+    def to_dict(self) -> dict:
+        """Provenance (arrays excluded) and pair counts."""
+        info = {k: v for k, v in self.info.items() if not isinstance(v, np.ndarray)}
+        return {"info": info, "train": {k: v for k, v in self.train.to_dict().items() if not isinstance(v, list)},
+                "test": {k: v for k, v in self.test.to_dict().items() if not isinstance(v, list)},
+                "n_unlabeled": len(self.unlabeled)}
+
     @classmethod
     def load(cls, name: str = "synthetic", **kwargs) -> "WorkflowBench":
-        """Load a benchmark by name; ``"synthetic"`` builds :func:`synthetic_workflow_bench` with ``kwargs``.
+        """Load a benchmark by name.
 
-        The real bench executed with SmolLM2 (``"smollm2-arith"``) is not shipped yet (issue 20, part 2).
+        ``"synthetic"`` builds :func:`synthetic_workflow_bench` with ``kwargs``. ``"smollm2-arith"`` is the
+        shipped table of workflows really executed with SmolLM2-135M-Instruct (``scripts/build_agents_bench.py``;
+        see :func:`load_executed_bench` for its ``kwargs``: ``split``, ``test_fraction``, ``test_domain``, ``rng``).
 
         Examples
         --------
         >>> from iclr26sci.agents import WorkflowBench
         >>> WorkflowBench.load("synthetic", n_workflows=6, n_tasks=4, rng=0).info["n_pairs"]
         72
+        >>> WorkflowBench.load("smollm2-arith", rng=0).info["model"][:21]
+        'SmolLM2-135M-Instruct'
         """
         if name == "synthetic":
             return synthetic_workflow_bench(**kwargs)
-        raise InputError("name", f"unknown or not yet shipped bench {name!r}",
-                         "'synthetic' (the executed SmolLM2 bench is not shipped yet)")
+        if name in EXECUTED:
+            return load_executed_bench(name, **kwargs)
+        raise InputError("name", f"unknown bench {name!r}", f"one of {['synthetic', *EXECUTED]}")
+
+
+#: shipped executed benches: name -> file in iclr26sci/agents/data
+EXECUTED = {"smollm2-arith": "smollm2_arith.json.gz"}
+
+
+def load_executed_bench(name: str = "smollm2-arith", split: str = "workflow", test_fraction: float = 0.3,
+                        test_domain: str = "champ", rng=0, path=None) -> WorkflowBench:
+    """The shipped bench of workflows executed with SmolLM2-135M-Instruct, split for training and testing.
+
+    Every workflow is a small programme (``Workflow.from_code`` parses it with its ``prompt_custom`` prompts);
+    every pair's label is whether running that programme with the LLM solved that task (exact answer, or the
+    HumanEval unit tests in the sandbox). The pair order is shuffled with ``rng`` (the released ``label_ratio``
+    keeps the first fraction of the training pairs).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`EXECUTED`.
+    split : {"workflow", "domain"}
+        ``"workflow"``: a random ``test_fraction`` of each workflow family (math, code) is held out with all its
+        pairs; ``"domain"``: every pair of the task domain ``test_domain`` is held out (cross-domain transfer).
+    test_fraction : float in (0, 1)
+        Held-out fraction of workflows for ``split="workflow"``.
+    test_domain : {"arith", "champ", "code"}
+        Held-out task domain for ``split="domain"``.
+    rng : seed or numpy.random.Generator
+        Split and pair order.
+    path : str or path, optional
+        A table written by ``scripts/build_agents_bench.py --out PATH`` (default: the shipped one).
+
+    Returns
+    -------
+    WorkflowBench
+        ``unlabeled`` holds the training workflows; ``info`` the build provenance (seed, script version, model,
+        token counts, run time).
+
+    Examples
+    --------
+    >>> from iclr26sci.agents._bench import load_executed_bench
+    >>> b = load_executed_bench(split="domain", test_domain="code")
+    >>> sorted(set(b.test.domain.tolist()))
+    ['code']
+    """
+    import gzip
+    import json
+    from pathlib import Path
+
+    if name not in EXECUTED:
+        raise InputError("name", f"got {name!r}", f"one of {list(EXECUTED)}")
+    check_option(split, "split", ["workflow", "domain"])
+    test_fraction = check_in_range(test_fraction, "test_fraction", 0.0, 1.0, low_open=True, high_open=True)
+    path = Path(__file__).parent / "data" / EXECUTED[name] if path is None else Path(path)
+    if not path.is_file():
+        raise InputError("name", f"the table {path.name} is not in this installation",
+                         "an installation with iclr26sci/agents/data (rebuild it with scripts/build_agents_bench.py)")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        table = json.load(fh)
+    tasks = [t["text"] for t in table["tasks"]]
+    tdom = np.array([t["domain"] for t in table["tasks"]], dtype=object)
+    if split == "domain":
+        check_option(test_domain, "test_domain", sorted(set(tdom.tolist())))
+    wfs = [Workflow.from_code(w["source"], prompts=w["prompts"], name=w["name"]) for w in table["workflows"]]
+    fam = np.array([w["domain"] for w in table["workflows"]], dtype=object)
+    P = np.asarray(table["pairs"], dtype=np.int64)
+    gen = as_generator(rng)
+    P = P[gen.permutation(len(P))]
+    dom = tdom[P[:, 1]]
+    if split == "workflow":
+        is_test_w = np.zeros(len(wfs), bool)
+        for f in sorted(set(fam.tolist())):
+            idx = np.flatnonzero(fam == f)
+            is_test_w[gen.permutation(idx)[:max(1, int(round(test_fraction * len(idx))))]] = True
+        te = is_test_w[P[:, 0]]
+    else:
+        te = dom == test_domain
+    mk = lambda m: PairSet(wfs, tasks, P[m, 0], P[m, 1], P[m, 2].astype(float), dom[m])  # noqa: E731
+    train, test = mk(~te), mk(te)
+    unl = [wfs[i] for i in sorted(set(train.w_idx.tolist()))]
+    info = dict(table["info"], name=name, split=split, n_workflows=len(wfs), n_tasks=len(tasks), n_pairs=len(P),
+                test_domain=test_domain if split == "domain" else None,
+                workflow_family=[str(f) for f in fam], task_domain=[str(d) for d in tdom])
+    return WorkflowBench(train=train, test=test, unlabeled=unl, info=info)
 
 
 # ------------------------------------------------------------------------------------- synthetic generator

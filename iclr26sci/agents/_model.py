@@ -46,10 +46,18 @@ def _features(workflows, text_encoder, dim):
     return [w._cache[key] for w in workflows]
 
 
-def _batch(datas):
+def _batch(datas, device=None):
     from torch_geometric.data import Batch
 
-    return Batch.from_data_list(datas)
+    b = Batch.from_data_list(datas)
+    return b if device is None or str(device) == "cpu" else b.to(device)
+
+
+def _device(device):
+    """The torch device named by ``device`` (None: the CPU); an InputError if torch cannot use it."""
+    from iclr26sci.nn._train import _check_device
+
+    return _check_device(device)
 
 
 # ------------------------------------------------------------------------------------------ modules
@@ -114,9 +122,9 @@ def _build_modules():
             xp, xo, xk, ei = b.xp, b.xo, b.xk, b.edge_index
             if drop is not None:            # pretraining augmentation: node-feature and edge dropout
                 pf, pe, g = drop
-                keep = lambda x: x * (torch.rand(x.shape, generator=g) >= pf) / (1 - pf)  # noqa: E731
+                keep = lambda x: x * (torch.rand(x.shape, generator=g) >= pf).to(x.device) / (1 - pf)  # noqa: E731
                 xp, xo, xk = keep(xp), keep(xo), keep(xk)
-                ei = ei[:, torch.rand(ei.shape[1], generator=g) >= pe]
+                ei = ei[:, (torch.rand(ei.shape[1], generator=g) >= pe).to(ei.device)]
             X = torch.stack([self.gnn_prompt(xp, ei), self.gnn_code(xo, ei), self.gnn_code(xk, ei)], 1)
             X = self.cross_norm(self.cross(X, X, X, need_weights=False)[0] + X)      # CrossGraphAttn
             beta = torch.softmax(self.pool(X).squeeze(-1), 1)                        # ViewAttnPool
@@ -270,8 +278,9 @@ class MultiViewWorkflowEncoder(BaseEstimator):
 
         m = module if module is not None else self.build()
         m.eval()
+        dev = next(m.parameters()).device
         with torch.no_grad():
-            return m(_batch(self.features(workflows)))
+            return m(_batch(self.features(workflows), dev)).cpu()
 
 
 def _check_workflows(workflows, name):
@@ -330,7 +339,7 @@ class _PairModel(BaseEstimator):
         opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=wd)
         feats = self._encoder_cfg.features(pairs.workflows)
         temb = self._task_features(pairs.tasks)
-        y = torch.as_tensor(pairs.y, dtype=torch.float32)
+        y = torch.as_tensor(pairs.y, dtype=torch.float32, device=self._device)
         best, best_state, t0 = -1.0, None, time.perf_counter()
         for _ in progress(range(epochs), desc=type(self).__name__):
             model.train()
@@ -356,7 +365,7 @@ class _PairModel(BaseEstimator):
         import torch
 
         return torch.as_tensor(_embed(list(tasks), self._encoder_cfg.text_encoder, self._encoder_cfg.feature_dim),
-                               dtype=torch.float32)
+                               dtype=torch.float32, device=getattr(self, "_device", None))
 
     def _proba(self, model, pairs):
         import torch
@@ -368,7 +377,7 @@ class _PairModel(BaseEstimator):
             out = []
             for s in range(0, len(pairs), 8192):
                 sl = slice(s, s + 8192)
-                out.append(torch.sigmoid(self._score(model, feats, temb, pairs.w_idx[sl], pairs.t_idx[sl])).numpy())
+                out.append(torch.sigmoid(self._score(model, feats, temb, pairs.w_idx[sl], pairs.t_idx[sl])).cpu().numpy())
         return np.concatenate(out) if out else np.zeros(0)
 
     def fit(self, pairs, y=None, *, label_ratio=1.0, validation=None):
@@ -394,15 +403,49 @@ class _PairModel(BaseEstimator):
         if validation is not None and not isinstance(validation, PairSet):
             raise InputError("validation", f"got {type(validation).__name__}", "a PairSet or None")
         self._setup()
+        self._device = _device(self.device)
         pairs = pairs.head(label_ratio)
         gen = as_generator(self.rng)
         import torch
 
         torch.manual_seed(int(gen.integers(2 ** 62)))
-        self.model_ = self._make_model()
+        self.model_ = self._make_model().to(self._device)
         self._fit_loop(self.model_, self._score, pairs, validation, gen)
         self.n_train_pairs_ = len(pairs)
+        self.label_ratio_ = float(label_ratio)
+        self.train_success_rate_ = float(pairs.y.mean())
         return self
+
+    def __repr__(self):
+        if not hasattr(self, "model_"):
+            return f"{type(self).__name__}(unfitted)"
+        return (f"{type(self).__name__}(pairs={self.n_train_pairs_}, parameters={self.n_parameters_:,}, "
+                f"train={self.train_seconds_:.1f}s)")
+
+    @property
+    def n_parameters_(self) -> int:
+        """Number of trainable parameters of the fitted model."""
+        check_is_fitted(self, "model_", method="n_parameters_")
+        return int(sum(p.numel() for p in self.model_.parameters() if p.requires_grad))
+
+    def summary(self) -> str:
+        """What was fitted: model, training pairs, label ratio, time, best validation accuracy."""
+        check_is_fitted(self, "model_", method="summary")
+        d = self.to_dict()
+        val = "" if d["best_val_accuracy"] is None else f", best validation accuracy {d['best_val_accuracy']:.4f}"
+        return (f"{type(self).__name__}: {d['n_parameters']:,} parameters trained with BCE on {d['n_train_pairs']} "
+                f"pairs (label_ratio {d['label_ratio']:g}, success rate {d['train_success_rate']:.3f}) in "
+                f"{d['train_seconds']:.2f}s, {self.epochs} epochs on {d['device']}{val}")
+
+    def to_dict(self) -> dict:
+        """Hyper-parameters and fitted quantities (weights excluded)."""
+        check_is_fitted(self, "model_", method="to_dict")
+        params = {k: (v.get_params() if hasattr(v, "get_params") else repr(v) if k in ("encoder", "rng") else v)
+                  for k, v in self.get_params(deep=False).items()}
+        return {"estimator": type(self).__name__, "params": params, "n_parameters": self.n_parameters_,
+                "n_train_pairs": self.n_train_pairs_, "label_ratio": self.label_ratio_,
+                "train_success_rate": self.train_success_rate_, "train_seconds": self.train_seconds_,
+                "best_val_accuracy": self.best_val_accuracy_, "device": str(self._device)}
 
     def predict_proba(self, workflows, tasks=None):
         """P(success) per pair: ``predict_proba(pairs)`` or ``predict_proba(workflows, tasks)`` (one task per
@@ -465,6 +508,9 @@ class AgenticPredictor(_PairModel):
         BCE training (released 200, 512, 1e-4, 5e-4).
     rng : seed or numpy.random.Generator, optional
         Initialisation and batch order.
+    device : str or torch.device, optional
+        Where the model is trained and evaluated (default the CPU; e.g. ``"cuda"``). Features are built on the
+        CPU and moved per batch.
 
     Examples
     --------
@@ -477,7 +523,7 @@ class AgenticPredictor(_PairModel):
     """
 
     def __init__(self, encoder=None, hidden=512, n_mlplayers=2, dropout=0.5, epochs=200, batch_size=512, lr=1e-4,
-                 weight_decay=5e-4, rng=None):
+                 weight_decay=5e-4, rng=None, device=None):
         self.encoder = encoder
         self.hidden = hidden
         self.n_mlplayers = n_mlplayers
@@ -487,6 +533,7 @@ class AgenticPredictor(_PairModel):
         self.lr = lr
         self.weight_decay = weight_decay
         self.rng = rng
+        self.device = device
 
     def _setup(self):
         e = self.encoder
@@ -524,8 +571,9 @@ class AgenticPredictor(_PairModel):
         import torch.nn.functional as F
 
         uw, inv = np.unique(w, return_inverse=True)
-        zw = m.enc(_batch([feats[i] for i in uw]))[torch.as_tensor(inv)]
-        zt = F.normalize(m.task(temb), dim=-1)[torch.as_tensor(t)]
+        dev = temb.device
+        zw = m.enc(_batch([feats[i] for i in uw], dev))[torch.as_tensor(inv, device=dev)]
+        zt = F.normalize(m.task(temb), dim=-1)[torch.as_tensor(t, device=dev)]
         return m.head(torch.cat([zw, zt], -1)).squeeze(-1)
 
 
@@ -544,7 +592,7 @@ class GraphBaseline(_PairModel):
         Width (FLORA uses 512; multiple of 8).
     n_layers : int
         Message-passing layers (FLORA uses 2).
-    dropout, epochs, batch_size, lr, weight_decay, rng
+    dropout, epochs, batch_size, lr, weight_decay, rng, device
         As in :class:`AgenticPredictor`.
     text_encoder : {"minilm", "hash"}
         Featuriser of node prompts and tasks.
@@ -561,7 +609,7 @@ class GraphBaseline(_PairModel):
     """
 
     def __init__(self, kind="gcn", hidden=512, n_layers=2, dropout=0.5, epochs=200, batch_size=512, lr=1e-4,
-                 weight_decay=5e-4, text_encoder="minilm", dim=384, rng=None):
+                 weight_decay=5e-4, text_encoder="minilm", dim=384, rng=None, device=None):
         self.kind = kind
         self.hidden = hidden
         self.n_layers = n_layers
@@ -573,6 +621,7 @@ class GraphBaseline(_PairModel):
         self.text_encoder = text_encoder
         self.dim = dim
         self.rng = rng
+        self.device = device
 
     def _setup(self):
         check_option(self.kind, "kind", ["mlp", "gcn", "gat", "gcn2", "transformer"])
@@ -593,8 +642,9 @@ class GraphBaseline(_PairModel):
         import torch
 
         uw, inv = np.unique(w, return_inverse=True)
-        zg = m.encode(_batch([feats[i] for i in uw]))[torch.as_tensor(inv)]
-        return (zg * m.task(temb)[torch.as_tensor(t)]).sum(-1)
+        dev = temb.device
+        zg = m.encode(_batch([feats[i] for i in uw], dev))[torch.as_tensor(inv, device=dev)]
+        return (zg * m.task(temb)[torch.as_tensor(t, device=dev)]).sum(-1)
 
 
 # ------------------------------------------------------------------------------------------ pretraining
@@ -646,7 +696,7 @@ def _nt_xent(a, b, tau):
 
 
 def pretrain(workflows, encoder=None, epochs=50, batch_size=64, lr=1e-3, weight_decay=0.0, lam=1.0,
-             temperature=0.5, feature_dropout=0.1, edge_dropout=0.1, positives="augment", rng=None):
+             temperature=0.5, feature_dropout=0.1, edge_dropout=0.1, positives="augment", rng=None, device=None):
     r"""Cross-domain unsupervised pretraining of the multi-view encoder (RECONSTRUCTED: the release has no code).
 
     The poster's pretraining phase feeds :math:`z_W` to a decoder with a reconstruction loss plus a contrastive
@@ -679,6 +729,8 @@ def pretrain(workflows, encoder=None, epochs=50, batch_size=64, lr=1e-3, weight_
         ``"augment"``: positives are the two augmented views [RECON default]; ``"cross_view"``: the positive of the
         graph-view embedding is the code+prompt-view embedding of the same workflow (the spec's alternative).
     rng : seed or numpy.random.Generator, optional
+    device : str or torch.device, optional
+        Where to pretrain (default the CPU); the returned weights are on the CPU.
 
     Returns
     -------
@@ -711,19 +763,20 @@ def pretrain(workflows, encoder=None, epochs=50, batch_size=64, lr=1e-3, weight_
     pf = check_in_range(feature_dropout, "feature_dropout", 0.0, 1.0, high_open=True)
     pe = check_in_range(edge_dropout, "edge_dropout", 0.0, 1.0)
     check_option(positives, "positives", ["augment", "cross_view"])
+    dev = _device(device)
     gen = as_generator(rng)
     torch.manual_seed(int(gen.integers(2 ** 62)))
     tg = torch.Generator().manual_seed(int(gen.integers(2 ** 62)))
     feats = cfg.features(wfs)
     u = torch.stack([torch.cat([f.xp.mean(0), f.xo.mean(0), f.xk.mean(0), f.tw[0], f.kw[0]]) for f in feats])
-    u = (u - u.mean(0)) / (u.std(0) + 1e-6)
-    enc = cfg.build()
+    u = ((u - u.mean(0)) / (u.std(0) + 1e-6)).to(dev)
+    enc = cfg.build().to(dev)
     h = int(cfg.hidden)
-    dec = _mlp([h, h, u.shape[1]], 0.0)
-    proj = _mlp([h, h, h], 0.0)
+    dec = _mlp([h, h, u.shape[1]], 0.0).to(dev)
+    proj = _mlp([h, h, h], 0.0).to(dev)
     params = [*enc.parameters(), *dec.parameters(), *proj.parameters()]
     if positives == "cross_view":
-        side = _mlp([2 * cfg.feature_dim, h, h], 0.0)
+        side = _mlp([2 * cfg.feature_dim, h, h], 0.0).to(dev)
         params += list(side.parameters())
     opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
     hist = {"loss": [], "rec": [], "con": []}
@@ -736,7 +789,7 @@ def pretrain(workflows, encoder=None, epochs=50, batch_size=64, lr=1e-3, weight_
             idx = order[s:s + bs]
             if len(idx) < 2:
                 continue
-            b = _batch([feats[i] for i in idx])
+            b = _batch([feats[i] for i in idx], dev)
             z = enc(b)
             rec = F.mse_loss(dec(z), u[idx])
             if positives == "augment":
@@ -754,4 +807,4 @@ def pretrain(workflows, encoder=None, epochs=50, batch_size=64, lr=1e-3, weight_
         for k, v in zip(("loss", "rec", "con"), tot / max(nb, 1)):
             hist[k].append(float(v))
     enc.eval()
-    return PretrainedEncoder(cfg, {k: v.detach().clone() for k, v in enc.state_dict().items()}, hist)
+    return PretrainedEncoder(cfg, {k: v.detach().cpu().clone() for k, v in enc.state_dict().items()}, hist)

@@ -201,8 +201,10 @@ class Workflow:
             Python source of the workflow (a class with an ``async def __call__(self, problem, ...)``, or any
             function body calling ``self.<op>``).
         prompts : dict, optional
-            Prompt text per operator class name or per output variable; overrides the default (the literal
-            ``instruction=`` argument if any, else the operator description).
+            Prompt text per prompt name, operator class name or output variable. A call whose ``instruction=``
+            is a reference such as ``prompt_custom.COT_STEP`` (AFlow keeps prompts in a ``prompt_custom`` module)
+            takes ``prompts["COT_STEP"]``; otherwise the text of its output variable or operator, else the
+            literal ``instruction=`` string, else the operator description.
         name : str
             A label.
 
@@ -301,7 +303,10 @@ class Workflow:
                     targets = [outer.func.value.id]
             instr = next((k.value.value for k in c.keywords if k.arg == "instruction"
                           and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)), None)
-            text = next((prompts[t] for t in targets if t in prompts), prompts.get(op, instr))
+            ref = next((k.value.attr if isinstance(k.value, ast.Attribute) else k.value.id for k in c.keywords
+                        if k.arg == "instruction" and isinstance(k.value, (ast.Attribute, ast.Name))), None)
+            text = prompts[ref] if ref in prompts else next((prompts[t] for t in targets if t in prompts),
+                                                            prompts.get(op, instr))
             ops.append(op)
             prm.append(str(text) if text else OPERATORS.get(op, (f"{op} operator.", ""))[0])
             lines.append(ast.get_source_segment(source, stmt) or ast.unparse(stmt))

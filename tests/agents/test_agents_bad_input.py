@@ -62,7 +62,13 @@ def test_pairset_bad(bench):
 @pytest.mark.bad_input("agents.WorkflowBench", "agents.synthetic_workflow_bench")
 def test_bench_bad():
     with pytest.raises(InputError, match="name"):
-        WorkflowBench.load("smollm2-arith")
+        WorkflowBench.load("flora-bench")
+    with pytest.raises(InputError, match="split"):
+        WorkflowBench.load("smollm2-arith", split="task")
+    with pytest.raises(InputError, match="test_domain"):
+        WorkflowBench.load("smollm2-arith", split="domain", test_domain="physics")
+    with pytest.raises(InputError, match="test_fraction"):
+        WorkflowBench.load("smollm2-arith", test_fraction=0.0)
     with pytest.raises(InputError, match="n_workflows"):
         synthetic_workflow_bench(n_workflows=1)
     with pytest.raises(InputError, match="test_fraction"):
@@ -118,6 +124,10 @@ def test_predictor_bad(bench):
         AgenticPredictor(encoder="gat").fit(bench.train)
     with pytest.raises(InputError, match="epochs"):
         AgenticPredictor(encoder=enc(), hidden=16, epochs=0).fit(bench.train)
+    with pytest.raises(InputError, match="device"):
+        AgenticPredictor(encoder=enc(), hidden=16, epochs=1, device="no-such-device").fit(bench.train)
+    with pytest.raises(NotFittedError, match="summary"):
+        p.summary()
     fitted = AgenticPredictor(encoder=enc(), hidden=16, epochs=1, rng=0).fit(bench.train)
     with pytest.raises(InputError, match="tasks"):                  # tasks with no text
         fitted.select(bench.unlabeled, [""])
@@ -145,3 +155,16 @@ def test_pretrain_bad(bench):
         pretrain(bench.unlabeled, encoder=enc(), positives="mixed")
     with pytest.raises(InputError, match="encoder"):
         pretrain(bench.unlabeled, encoder="gat")
+    with pytest.raises(InputError, match="device"):
+        pretrain(bench.unlabeled, encoder=enc(), device=3)
+
+
+def test_sandbox_bad():
+    from iclr26sci.agents._sandbox import run_python
+
+    with pytest.raises(InputError, match="code"):
+        run_python(b"print(1)")
+    with pytest.raises(InputError, match="timeout"):
+        run_python("print(1)", timeout=0)
+    with pytest.raises(InputError, match="memory_mb"):
+        run_python("print(1)", memory_mb=1)

@@ -125,3 +125,47 @@ def test_graph_baselines(bench, kind):
     gb = GraphBaseline(kind, hidden=16, epochs=1, lr=1e-3, text_encoder="hash", dim=32, rng=0).fit(bench.train)
     p = gb.predict_proba(bench.test)
     assert p.shape == (len(bench.test),) and np.isfinite(p).all()
+
+
+def test_summary_to_dict_and_device(bench):
+    p = AgenticPredictor(encoder=small_enc(), hidden=16, epochs=1, lr=1e-3, rng=0, device="cpu").fit(
+        bench.train, label_ratio=0.5)
+    d = p.to_dict()
+    assert d["n_train_pairs"] == p.n_train_pairs_ and d["label_ratio"] == 0.5 and d["device"] == "cpu"
+    assert "BCE" in p.summary() and "AgenticPredictor(pairs=" in repr(p)
+    assert bench.train.to_dict()["n_pairs"] == len(bench.train) and "success" in bench.train.summary()
+    assert bench.to_dict()["n_unlabeled"] == len(bench.unlabeled) and "train:" in bench.summary()
+    gb = GraphBaseline("gcn", hidden=16, epochs=1, lr=1e-3, text_encoder="hash", dim=32, rng=0).fit(bench.train)
+    assert gb.to_dict()["estimator"] == "GraphBaseline"
+
+
+def test_prompt_reference_lookup():
+    src = ("class Workflow:\n    async def __call__(self, problem):\n"
+           "        x1 = await self.answer_generate(input=problem, instruction=prompt_custom.COT)\n"
+           "        return x1\n")
+    wf = Workflow.from_code(src, prompts={"COT": "Think step by step."})
+    assert wf.prompts[1] == "Think step by step."
+    assert Workflow.from_code(src).prompts[1].startswith("Generate a step by step")   # operator description
+
+
+def test_sandbox_runs_and_limits():
+    from iclr26sci.agents._sandbox import run_python
+
+    r = run_python("import sys; print(sum(range(10))); sys.exit(0)")
+    assert r.ok and r.stdout.strip() == "45"
+    assert not run_python("raise ValueError('x')").ok
+    assert run_python("while True: pass", timeout=0.5).timed_out
+
+
+def test_executed_bench_loads_and_trains():
+    from iclr26sci.agents import WorkflowBench
+
+    b = WorkflowBench.load("smollm2-arith", rng=0)
+    assert b.info["model"].startswith("SmolLM2-135M-Instruct") and b.info["script_version"]
+    assert set(b.train.w_idx.tolist()).isdisjoint(b.test.w_idx.tolist())      # split by workflow
+    assert set(b.train.domain.tolist()) == {"arith", "champ", "code"}
+    d = WorkflowBench.load("smollm2-arith", split="domain", test_domain="code", rng=0)
+    assert set(d.test.domain.tolist()) == {"code"} and "code" not in set(d.train.domain.tolist())
+    assert len(b.train) + len(b.test) == b.info["n_pairs"] == len(d.train) + len(d.test)
+    p = AgenticPredictor(encoder=small_enc(), hidden=16, epochs=1, lr=1e-3, rng=0).fit(b.train, label_ratio=0.2)
+    assert 0.0 <= accuracy(p, b.test) <= 1.0 and 0.0 <= utility_score(p, b.test) <= 1.0

@@ -27,3 +27,18 @@ def test_c2_passes_and_catches():
 def test_c3_passes_and_catches():
     assert run(V.c3_multiview_benefit).passed
     assert not run(V.c3_multiview_benefit, variant="graph-only").passed
+
+
+@pytest.mark.slow
+def test_c4_catches_ignored_pretraining():
+    assert not run(V.c4_pretraining_low_label, variant="pretrain-ignored").passed
+
+
+@pytest.mark.slow
+def test_c5_catches_argmin_selection():
+    assert not run(V.c5_selection_quality, variant="select-argmin").passed
+
+
+@pytest.mark.slow
+def test_c6_catches_overconfident_head():
+    assert not run(V.c6_calibration, variant="logit-scaled").passed
