@@ -10,7 +10,8 @@ r"""The peers of MindPilot under the same ``propose(k)`` / ``observe(images, rew
   embedding space rendered by the generator (``space="embedding"``, the official benchmark's variant);
 - :class:`BoTorchUCB`: the same with BoTorch's ``SingleTaskGP``, ``fit_gpytorch_mll`` and
   ``UpperConfidenceBound`` (:math:`\beta = \kappa^2`, BoTorch's convention :math:`\mu + \sqrt\beta\,\sigma`),
-  maximised with ``optimize_acqf_discrete`` over the same candidates;
+  evaluated on every candidate and the top ``batch`` taken (what ``optimize_acqf_discrete`` does, without its
+  chunking) over the same candidates;
 - :class:`CMAES`: CMA-ES (the ``cma`` package, population 8, :math:`\sigma_0 = 0.5` as in the benchmark
   configuration) in embedding space, each candidate rendered by the generator.
 """
@@ -335,7 +336,8 @@ class GPUCB(_UCBBase):
 
 class BoTorchUCB(_UCBBase):
     r"""GP-UCB with BoTorch (the peer library): ``SingleTaskGP`` + ``fit_gpytorch_mll`` +
-    ``UpperConfidenceBound(beta=kappa**2)`` maximised by ``optimize_acqf_discrete`` over the candidates.
+    ``UpperConfidenceBound(beta=kappa**2)`` evaluated on every candidate and the best taken (as
+    ``optimize_acqf_discrete`` would).
 
     Parameters are those of :class:`GPUCB` (BoTorch standardises the outcomes with its ``Standardize``
     transform and fits its default priors by L-BFGS).

@@ -192,3 +192,26 @@ def test_ddpo_lite_bad_generator_pool_embedder(small):
         DDPOLite(None, gen, POOL).propose(2)
     with pytest.raises(InputError, match="images"):
         DDPOLite(emb, gen, POOL, rng=0).observe(np.zeros((1, 2, 2)), [0.0])
+
+
+# ---------------------------------------------------------------------------------------------- Fashion-MNIST path
+@pytest.mark.slow
+def test_fashion_path_classifier_features_flow_generator_and_brain():
+    """Fashion-MNIST images, the cached classifier's penultimate layer as the embedding, a flow generator
+    conditioned on it, the simulated EEG brain on 28x28 images, and MindPilot / DDPO-lite closing the loop."""
+    import torch
+
+    from data_adapters.vision import load_fashion_mnist
+    from iclr26sci.closedloop import SimulatedEEGBrain
+    from iclr26sci.nn import fashion_classifier
+
+    torch.set_num_threads(1)
+    X = load_fashion_mnist("test", n=300, rng=0).images[:, 0].astype(float)
+    emb = FeatureEmbedder(fashion_classifier(rng=0).features, 8, input_shape=(1, 28, 28)).fit(X)
+    gen = FlowGenerator(emb, hidden=(128, 128), epochs=10, cache=False, rng=0).fit(X)
+    assert gen(emb(X[:3]), rng=0).shape == (3, 28, 28)
+    brain = SimulatedEEGBrain(images=X, snr_db=10, target="semantic", rng=0)
+    pool = np.delete(X, brain.target_index_, axis=0)
+    for opt in (MindPilot(emb, gen, pool, rng=0), DDPOLite(emb, gen, pool, rng=0)):
+        res = run_loop(opt, brain, query_budget=20)
+        assert res.queries == 20 and np.all(np.isfinite(res.true_rewards))
