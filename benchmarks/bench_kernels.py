@@ -357,11 +357,12 @@ def neuron_families(quick: bool, cache: str | None = None, per: int | None = Non
     return df
 
 
-def causes(cache: str | None = None, extra: dict | None = None, per: int = 8):
+def causes(cache: str | None = None, extra: dict | None = None, per: int = 8, only=None):
     """Issue 28: the effect of each candidate cause on out-of-theory neurons (DoG off-centre and Gabor,
     LN-Poisson, n = 200, 400 query trials): coverage and r of the theory kernel with one setting changed.
 
-    ``extra``: {label: path} of further meta-trained TIKs (e.g. feature_dim=16, 900 outer steps)."""
+    ``extra``: {label: path} of further meta-trained TIKs (e.g. feature_dim=16, 900 outer steps);
+    ``only``: substrings of the variant labels to run (all by default)."""
     import copy
 
     from sklearn.preprocessing import StandardScaler
@@ -415,10 +416,23 @@ def causes(cache: str | None = None, extra: dict | None = None, per: int = 8):
             other = torch.load(path, weights_only=False)["tik"]
             other.pixel_fallback, other.n_restarts, other._fit_cache = False, 0, None
             models[label] = (lambda o: lambda X, y, Xq: o.fit(X, y).predict(Xq))(other)
-    models["pixel fallback (new default)"] = variant(pixel_fallback=True)
+    from iclr26sci.kernels import _model
+
+    def old_output_prior(X, y, Xq):  # the fallback before the fix: sd prior_scale (1) on the theory's log s_T^2 too
+        orig = _model._sum_prior_scales
+        _model._sum_prior_scales = lambda ps, m: None if ps is None else np.full(m + 2, float(ps))
+        try:
+            return variant(pixel_fallback=True)(X, y, Xq)
+        finally:
+            _model._sum_prior_scales = orig
+
+    models["pixel fallback, theory output-scale prior sd 1 (before the fix)"] = old_output_prior
+    models["pixel fallback (default)"] = variant(pixel_fallback=True)
     models["PixelRBFGP (new: 1 restart)"] = lambda X, y, Xq: PixelRBFGP().fit(X, y).predict(Xq)
     models["PixelRBFGP without restarts"] = lambda X, y, Xq: PixelRBFGP(n_restarts=0).fit(X, y).predict(Xq)
     models["sklearn GPR (issue 28)"] = lambda X, y, Xq: fit_sklearn_gpr_issue(X, np.sqrt(y), Xq)
+    if only:
+        models = {k: v for k, v in models.items() if any(o in k for o in only)}
     rows = []
     for name, fn in models.items():
         for fam in ("DoG off-centre", "Gabor"):
@@ -504,10 +518,12 @@ if __name__ == "__main__":
     ap.add_argument("--per", type=int, default=None, help="with --families: neurons per family")
     ap.add_argument("--causes", action="store_true", help="issue 28: effect of each candidate cause")
     ap.add_argument("--extra", nargs="*", default=[], help="with --causes: LABEL=PATH of further cached TIKs")
+    ap.add_argument("--only", nargs="*", default=None, help="with --causes: run only variants whose label contains one "
+                                                             "of these strings")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     if args.causes:
-        causes(args.tik_cache, dict(e.split("=", 1) for e in args.extra), args.per or 8)
+        causes(args.tik_cache, dict(e.split("=", 1) for e in args.extra), args.per or 8, args.only)
     elif args.families:
         neuron_families(args.quick, args.tik_cache, args.per)
     elif args.targets:

@@ -11,7 +11,7 @@ import torch
 from iclr26sci.core import InputError
 from iclr26sci.kernels import PixelRBFGP, TheoryInformedKernel, TheoryTaskSampler
 from iclr26sci.kernels._gp import log_evidence
-from iclr26sci.kernels._model import NeuronGP, _sum_objective
+from iclr26sci.kernels._model import NeuronGP, _sum_objective, _sum_prior_scales
 
 D = torch.float64
 
@@ -75,7 +75,8 @@ def test_restarts_find_long_lengthscale_mode():
     assert many.log_evidence_[0] >= one.log_evidence_[0] - 1e-9
 
 
-def test_sum_objective_gradient_matches_autograd():
+@pytest.mark.parametrize("theory_prior", [None, "per-entry"])
+def test_sum_objective_gradient_matches_autograd(theory_prior):
     g = np.random.default_rng(0)
     n, m, d = 25, 3, 5
     F, X, z = (torch.as_tensor(g.standard_normal(s)) for s in ((n, m), (n, d), (n,)))
@@ -83,10 +84,16 @@ def test_sum_objective_gradient_matches_autograd():
     sq = (X * X).sum(-1)
     Dp = (sq[:, None] + sq[None, :] - 2 * X @ X.T).clamp_min(0)
     x = 0.5 * g.standard_normal(m + 5)
-    val, grad = _sum_objective(x, D2, Dp, z, np.zeros(m + 3), np.zeros(2), None)
+    sv = None if theory_prior is None else _sum_prior_scales(1.0, m)
+    if sv is not None:  # the theory's output scale gets the pixel term's sd 3, length-scales and noise the TIK's sd 1
+        assert np.allclose(sv, [3.0] + [1.0] * m + [1.0])
+    ct = 0.1 * np.arange(m + 3)
+    val, grad = _sum_objective(x, D2, Dp, z, ct, np.zeros(2), sv)
     p = torch.as_tensor(x[None]).requires_grad_(True)
     ev = log_evidence(F[None], z[None], p[:, :m + 3], (X[None], X[None], p[:, m + 3:])) \
         - 0.5 * (p[:, m + 3:] ** 2).sum() / 9.0
+    if sv is not None:
+        ev = ev - 0.5 * (((p[0, :m + 2] - torch.as_tensor(ct[:m + 2])) / torch.as_tensor(sv)) ** 2).sum()
     ev.sum().backward()
     assert abs(val + float(ev.detach())) < 1e-10
     assert np.allclose(grad, -p.grad.numpy()[0], atol=1e-10)
@@ -109,11 +116,12 @@ def test_pixel_fallback_nests_both_kernels(tiny_kernels):
     z = gp._z[0]
     ct, cp = gp._prior_centre[0].numpy(), gp._pixel[2][0].numpy()
     opt = np.concatenate([gp.psi_[0], gp._pixel[1][0].numpy()])
-    f_opt = _sum_objective(opt, D2, Dp, z, ct, cp, tik.prior_scale)[0]
+    sv = _sum_prior_scales(tik.prior_scale, F.shape[1])
+    f_opt = _sum_objective(opt, D2, Dp, z, ct, cp, sv)[0]
     for pix_off in (True, False):
         x = opt.copy()
         x[-2 if pix_off else 0] = -30.0  # one component's output scale ~ 1e-13
-        assert f_opt <= _sum_objective(x, D2, Dp, z, ct, cp, tik.prior_scale)[0] + 1e-6
+        assert f_opt <= _sum_objective(x, D2, Dp, z, ct, cp, sv)[0] + 1e-6
     assert np.allclose(gp.log_bf_theory_pixel_, gp.log_evidence_theory_ - gp.log_evidence_pixel_)
     assert 0.0 <= gp.theory_fraction_[0] <= 1.0
     m, v = gp.predict(X[80:])

@@ -91,6 +91,26 @@ def test_t6_fails_untrained_kernel(monkeypatch):
     assert _failed(res)
 
 
+@pytest.mark.slow
+def test_t9_fails_theory_kernel_alone(monkeypatch):
+    """Issue 28: without the pixel fallback the theory kernel is shown to be less accurate than scikit-learn's GPR
+    on out-of-theory neurons by more than the 0.02 margin (run as the check runs at master seed 0)."""
+    import copy
+
+    orig = VK._meta_trained
+
+    def theory_only(*a):
+        tik = copy.copy(orig(*a))
+        tik.pixel_fallback = False
+        tik._fit_cache = None
+        return tik
+
+    monkeypatch.setattr(VK, "_meta_trained", theory_only)
+    spec = VK.t9_out_of_theory.check_spec
+    res = VK.t9_out_of_theory(QUICK, np.random.default_rng(spec.seed(0)))
+    assert _failed(res) and res.criteria[1].statistic < 0.01
+
+
 def test_t7_fails_wrong_filter_gain(monkeypatch):
     def wrong(self, noise):
         lam, U, keep = self.eigvals_, self.eigvecs_, self._rank_mask
