@@ -1,7 +1,7 @@
 """Agentic Predictor on the executed SmolLM2 workflow bench: our predictor, its single views, pretraining, the graph
 baselines, a MiniLM text-only model and the prior, side by side.
 
-Splits: by workflow (30 % of each workflow family held out with all its pairs) and by task domain (all CHAMP pairs
+Splits: by workflow (30 % of each workflow family held out with all its pairs) and by task domain (all HumanEval pairs
 held out). Columns: pair accuracy, the released ranking utility, ROC AUC, selection regret (per test domain, measured
 success of the best held-out workflow minus that of the predicted best), training seconds and prediction
 throughput (pairs/s; the goal is >= 1000 pairs/s on 2 cores). Label-ratio curves for the multi-view predictor with
@@ -150,8 +150,8 @@ def main(argv=None):
     from iclr26sci.agents import WorkflowBench, pretrain
 
     print(f"torch threads {torch.get_num_threads()}; text encoder {a.text}; h={a.hidden}; seeds {a.seeds}")
-    for split, kw in (("workflow", {"split": "workflow"}), ("domain (test: champ)", {"split": "domain",
-                                                                                    "test_domain": "champ"})):
+    for split, kw in (("workflow", {"split": "workflow"}), ("domain (test: code)", {"split": "domain",
+                                                                                    "test_domain": "code"})):
         rows, curve = {}, {}
         for seed in a.seeds:
             bench = WorkflowBench.load("smollm2-arith", rng=seed, path=a.table, **kw)

