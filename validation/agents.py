@@ -334,3 +334,47 @@ def c6_calibration(profile, rng, variant=None):
                            details=f"{len(y)} test pairs; ECE {ece:.4f}; finite-sample ECE of the true "
                                    f"probabilities {floor.mean():.4f} (sd {floor.std():.4f}); mean |p - true p| "
                                    f"{ece_truth:.4f}")
+
+
+def _auc(p, y):
+    """Mann-Whitney AUC with mid-ranks for ties."""
+    from scipy.stats import rankdata
+
+    r = rankdata(p)
+    n1 = y.sum()
+    n0 = len(y) - n1
+    return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+@check(method="agents", paper=PAPER, budget=20,
+       guarantee="Check 7 (executed bench): on workflows held out from the SmolLM2 bench, the multi-view predictor "
+                 "ranks (workflow, task) pairs by success better than the per-domain prior does: its AUC exceeds "
+                 "the prior's by more than 3 bootstrap SE (pairs resampled)")
+def c7_executed_bench_signal(profile, rng, variant=None):
+    if variant not in (None, "shuffled-labels"):
+        raise ValueError(f"unknown variant {variant!r}; known: ['shuffled-labels']")
+    if True:
+        from iclr26sci.agents import PairSet, WorkflowBench
+
+        bench = WorkflowBench.load("smollm2-arith", rng=rng)
+        train = bench.train
+        if variant == "shuffled-labels":        # labels detached from the workflows (a predictor that learns nothing)
+            train = PairSet(train.workflows, train.tasks, train.w_idx, train.t_idx, rng.permutation(train.y),
+                            train.domain)
+        pred = _small_predictor(epochs=profile.pick(10, 30), rng=rng)
+        pred.batch_size = 256
+        pred.fit(train)
+        t = bench.test
+        p = pred.predict_proba(t)
+        rate = {d: bench.train.y[bench.train.domain == d].mean() for d in set(bench.train.domain.tolist())}
+        q = np.array([rate[d] for d in t.domain]) + 1e-9 * rng.random(len(t))
+        diffs = []
+        for _ in range(profile.pick(200, 1000)):
+            i = rng.integers(len(t), size=len(t))
+            if 0 < t.y[i].mean() < 1:
+                diffs.append(_auc(p[i], t.y[i]) - _auc(q[i], t.y[i]))
+        a, b = _auc(p, t.y), _auc(q, t.y)
+        se = float(np.std(diffs, ddof=1))
+        return CheckResult(statistic=(a - b) / se, threshold=3.0, comparison=">",
+                           details=f"{len(t)} held-out pairs of {len(set(t.w_idx.tolist()))} workflows; AUC multi-view "
+                                   f"{a:.4f} vs per-domain prior {b:.4f} (bootstrap SE of the difference {se:.4f})")

@@ -42,3 +42,9 @@ def test_c5_catches_argmin_selection():
 @pytest.mark.slow
 def test_c6_catches_overconfident_head():
     assert not run(V.c6_calibration, variant="logit-scaled").passed
+
+
+@pytest.mark.slow
+def test_c7_passes_and_catches_shuffled_labels():
+    assert run(V.c7_executed_bench_signal).passed
+    assert not run(V.c7_executed_bench_signal, variant="shuffled-labels").passed
