@@ -50,6 +50,7 @@ def main(quick: bool = False, mocap: bool = False):
         "pace guidance": dict(guidance=PaceGuidance(**guide)),
         "pace guidance, code_faithful": dict(guidance=PaceGuidance(**guide, code_faithful=True)),
     }
+    model.sample(list(test.text[:2]), list(test.objects[:2]), rng=0)     # warm-up: text encoder load, first-call costs
     ev = {k: [model.evaluate(test, rng=s, n_boot=1000, **kw) for s in range(n_seeds)] for k, kw in runs.items()}
     base_t = np.mean([e.metrics["seconds_per_sequence"] for e in ev["no guidance"]])
     rows = []
