@@ -441,8 +441,8 @@ def c3_6_shaping_fades(profile, rng, _variant=None):
                       Ff[A] / max(Ff[0.0], 1e-12), 0.5, "<"),
             Criterion("(c) last-20% ratio / first-relabel ratio of mean|F| / mean|r|", last / first, 0.5, "<")]
     return CheckResult(criteria=crit, table=rows,
-                       details=f"Oscillator with the amplitude-tracking task reward exp(-(a(s) - A)^2 / (2 0.25^2)), A = "
-                               f"{A}; {K} phases of 400 steps whose scripted policy (plus N(0, {noise}^2) action "
+                       details=f"Oscillator with the amplitude-tracking task reward exp(-(a(s) - A)^2 / (2 0.25^2)), "
+                               f"A = {A}; {K} phases of 400 steps whose scripted policy (plus N(0, {noise}^2) action "
                                "noise) raises its amplitude to A over the first half, then holds it; after each "
                                "phase its clips are scored (two-view temporal descriptor), the relevance is "
                                "retrained (warm start), the reference refreshed (top 10 clips by score) and the F "
