@@ -504,7 +504,7 @@ def out_of_theory_eval(tik, profile_name: str, rng, per: int, n: int = 200, n_qu
        "theory sampler, n = 200), the TIK with its defaults is calibrated (pooled 90% coverage in [0.85, 0.95]) and "
        "not measurably less accurate than scikit-learn's GPR by more than 0.02 in Pearson r (a paired test across "
        "neurons must not reject r(TIK) - r(GPR) >= -0.02 at level 0.01)",
-       paper=PAPER, budget=40)
+       paper=PAPER, budget=60)
 def t9_out_of_theory(profile, rng):
     from scipy.stats import ttest_1samp, wilcoxon
 
