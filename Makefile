@@ -6,6 +6,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 # doctests and checks draw figures off-screen
 export MPLBACKEND := Agg
+# MuJoCo renders headless (the set-up installs libosmesa6); set before any test imports mujoco
+export MUJOCO_GL ?= osmesa
 
 # the library's docstring examples run as doctests; floats match to the digits written in the example
 DOCTEST := --doctest-modules -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPACE NUMBER"

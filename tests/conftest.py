@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, settings
 matplotlib.use("Agg")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("MUJOCO_GL", "osmesa")  # headless rendering, before any test imports mujoco
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, max_examples=30, database=None,
