@@ -20,7 +20,7 @@ Contact rule (generated and ground truth alike): frame t is a contact frame when
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -45,8 +45,60 @@ _BODY = ("root", "chest", "neck", "right_shoulder", "right_elbow", "left_shoulde
 _HANDS = ("right_wrist", "left_wrist")
 
 
-@dataclass
-class HOISequences:
+class _SequenceSet:
+    """What every set of interaction sequences shares: length, frames, modality features, shape codes,
+    subsets and a plain-data dict. Subclasses are dataclasses whose array fields are indexed by sequence."""
+
+    def __len__(self):
+        return self.body.shape[0]
+
+    @property
+    def T(self) -> int:
+        """Frames per sequence."""
+        return self.body.shape[1]
+
+    def __repr__(self):
+        return f"{type(self).__name__}({len(self)} sequences of {self.T} frames)"
+
+    def features(self) -> dict:
+        """``{"body": ..., "hands": ..., "object": ...}``."""
+        return {"body": self.body, "hands": self.hands, "object": self.object}
+
+    def shape_codes(self) -> np.ndarray:
+        """The BPS-lite shape code of every sequence's object, (N, 33)."""
+        return np.stack([o.shape_code() for o in self.objects])
+
+    def subset(self, idx):
+        """The sequences at integer indices ``idx`` (per-sequence arrays and lists indexed, the rest kept)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        n = len(self)
+        kw = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                v = v[idx]
+            elif isinstance(v, list) and len(v) == n:
+                v = [v[i] for i in idx]
+            kw[f.name] = v
+        return type(self)(**kw)
+
+    def to_dict(self) -> dict:
+        """Arrays as lists, captions, objects (as dicts), contact labels, fps and any other fields."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                v = v.tolist()
+            elif f.name == "objects":
+                v = [o.to_dict() for o in v]
+            elif isinstance(v, list):
+                v = list(v)
+            out[f.name] = v
+        return out
+
+
+@dataclass(repr=False)  # the shared short repr of _SequenceSet
+class HOISequences(_SequenceSet):
     """A set of interaction sequences: per-modality features, captions, objects and contact labels.
 
     Attributes
@@ -119,32 +171,6 @@ class HOISequences:
                 raise InputError("contact", f"has shape {contact.shape}", f"({N}, {T}) booleans")
         return cls(b, h, o, list(text), list(objects), contact, float(fps), [""] * N)
 
-    def __len__(self):
-        return self.body.shape[0]
-
-    @property
-    def T(self) -> int:
-        """Frames per sequence."""
-        return self.body.shape[1]
-
-    def __repr__(self):
-        return f"HOISequences({len(self)} sequences of {self.T} frames)"
-
-    def features(self) -> dict:
-        """``{"body": ..., "hands": ..., "object": ...}``."""
-        return {"body": self.body, "hands": self.hands, "object": self.object}
-
-    def subset(self, idx) -> "HOISequences":
-        """The sequences at integer indices ``idx``."""
-        idx = np.asarray(idx, dtype=np.int64)
-        return HOISequences(self.body[idx], self.hands[idx], self.object[idx], [self.text[i] for i in idx],
-                            [self.objects[i] for i in idx], self.contact[idx], self.fps,
-                            [self.clips[i] for i in idx] if self.clips else [])
-
-    def shape_codes(self) -> np.ndarray:
-        """The BPS-lite shape code of every sequence's object, (N, 33)."""
-        return np.stack([o.shape_code() for o in self.objects])
-
     def joints(self) -> np.ndarray:
         """All 15 DeepMimic joints per frame, (N, T, 15, 3), in :data:`iclr26sci.geom` body order."""
         from iclr26sci.geom import load_deepmimic_skeleton
@@ -159,12 +185,6 @@ class HOISequences:
         kinds = sorted({o.kind for o in self.objects})
         return (f"{len(self)} sequences x {self.T} frames at {self.fps:g} fps; contact on "
                 f"{self.contact.mean():.1%} of frames; objects: {', '.join(kinds)}")
-
-    def to_dict(self) -> dict:
-        """Arrays as lists, captions, objects (as dicts), contact labels and fps."""
-        return {"body": self.body.tolist(), "hands": self.hands.tolist(), "object": self.object.tolist(),
-                "text": list(self.text), "objects": [o.to_dict() for o in self.objects],
-                "contact": self.contact.tolist(), "fps": self.fps, "clips": list(self.clips)}
 
 
 @dataclass
@@ -377,33 +397,42 @@ def hoi_metrics(gen: HOISequences, ref: HOISequences, *, eps: float = CONTACT_EP
     >>> round(m["contact_f1"], 3), round(m["floating"], 3)
     (1.0, 0.0)
     """
-    if not isinstance(gen, HOISequences) or not isinstance(ref, HOISequences):
-        raise InputError("gen", f"got {type(gen).__name__} and {type(ref).__name__}", "two HOISequences")
-    if len(gen) != len(ref) or gen.T != ref.T:
-        raise InputError("gen", f"has {len(gen)} x {gen.T}, the reference {len(ref)} x {ref.T}",
-                         "as many sequences of the same length as the reference")
+    _check_pair(gen, ref, HOISequences)
     eps = check_in_range(eps, "eps", 0.0, None, low_open=True)
     dist = contact_distance(gen.hands, gen.object, gen.objects)
     pred = dist < eps
-    gt = ref.contact
+    speed = np.linalg.norm(np.diff(gen.object[..., :3], axis=1), axis=-1) * gen.fps
+    return _contact_metrics(pred, ref.contact, speed > 0.1, float((dist < -_PEN_DEPTH).mean()),
+                            motion_features(gen), motion_features(ref))
+
+
+def _check_pair(gen, ref, cls):
+    """Generated and reference sets: both ``cls``, with the same number of sequences of the same length."""
+    if not isinstance(gen, cls) or not isinstance(ref, cls):
+        raise InputError("gen", f"got {type(gen).__name__} and {type(ref).__name__}", f"two {cls.__name__}")
+    if len(gen) != len(ref) or gen.T != ref.T:
+        raise InputError("gen", f"has {len(gen)} x {gen.T}, the reference {len(ref)} x {ref.T}",
+                         "as many sequences of the same length as the reference")
+
+
+def _contact_metrics(pred, gt, moving, penetration, fg, fr) -> dict:
+    """Contact precision/recall/F1 of predicted against reference contact (N, T), floating (the object moves
+    between frames t and t+1 with contact at neither), the given penetration rate, the Frechet distance and the
+    mean pairwise distance (diversity) of the generated motion features ``fg`` against ``fr``."""
+    from iclr26sci.nn import frechet_distance
+
     tp, npred, ngt = (pred & gt).sum(1), pred.sum(1), gt.sum(1)
     P = tp.sum() / max(npred.sum(), 1)
     R = tp.sum() / max(ngt.sum(), 1)
     F1 = 2 * P * R / max(P + R, 1e-12)
-    speed = np.linalg.norm(np.diff(gen.object[..., :3], axis=1), axis=-1) * gen.fps
-    moving = speed > 0.1
-    floating = (moving & ~(pred[:, 1:] | pred[:, :-1])).mean()
-    pen = (dist < -_PEN_DEPTH).mean()
-    fg, fr = motion_features(gen), motion_features(ref)
-    from iclr26sci.nn import frechet_distance
-
-    fid = float(frechet_distance(fg, fr)) if len(gen) > 2 else float("nan")
+    floating = float((moving & ~(pred[:, 1:] | pred[:, :-1])).mean())
+    fid = float(frechet_distance(fg, fr)) if len(fg) > 2 else float("nan")
     g = np.random.default_rng(0)
-    i, j = g.integers(len(gen), size=(2, 200))
+    i, j = g.integers(len(fg), size=(2, 200))
     keep = i != j
     div = float(np.linalg.norm(fg[i[keep]] - fg[j[keep]], axis=1).mean()) if keep.any() else 0.0
     return {"contact_precision": float(P), "contact_recall": float(R), "contact_f1": float(F1),
-            "penetration": float(pen), "floating": float(floating), "fid": fid, "diversity": div,
+            "penetration": float(penetration), "floating": floating, "fid": fid, "diversity": div,
             "per_sequence": np.stack([tp, npred, ngt], 1)}
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_option, check_positive_int
 
+from ._light_data import _check_pair, _contact_metrics, _SequenceSet
 from ._light_objects import HOIObject
 
 __all__ = ["PlanarHOISequences", "planar_hoi", "planar_fingertip", "planar_metrics", "PLANAR_TASKS", "PLANAR_DIMS",
@@ -108,8 +109,8 @@ def _surface_distance(body, hands, obj, sizes):
     return _box_sdf(local, np.asarray(sizes)[:, None, :])
 
 
-@dataclass
-class PlanarHOISequences:
+@dataclass(repr=False)  # the shared short repr of _SequenceSet
+class PlanarHOISequences(_SequenceSet):
     """PlanarHOI sequences: body, hands and object tokens, captions, box objects and contact labels.
 
     Attributes
@@ -165,28 +166,9 @@ class PlanarHOISequences:
             raise InputError("contact", f"has shape {out.contact.shape}", f"({N}, {T}) booleans")
         return out
 
-    def __len__(self):
-        return self.body.shape[0]
-
-    @property
-    def T(self) -> int:
-        """Frames per sequence."""
-        return self.body.shape[1]
-
-    def __repr__(self):
-        return f"PlanarHOISequences({len(self)} sequences of {self.T} frames)"
-
-    def features(self) -> dict:
-        """``{"body": ..., "hands": ..., "object": ...}``."""
-        return {"body": self.body, "hands": self.hands, "object": self.object}
-
     def sizes(self) -> np.ndarray:
         """Planar half sizes (w, h) of every box, (N, 2)."""
         return np.array([o.dims[:2] for o in self.objects])
-
-    def shape_codes(self) -> np.ndarray:
-        """The BPS-lite shape code of every box, (N, 33)."""
-        return np.stack([o.shape_code() for o in self.objects])
 
     def surface_distance(self) -> np.ndarray:
         """Signed fingertip-to-surface distance (N, T), metres (negative inside the box)."""
@@ -196,21 +178,9 @@ class PlanarHOISequences:
         """Contact rule with tolerance ``tol``: gripper closed (g < 0.5) and |distance to the surface| < ``tol``."""
         return (self.hands[..., 2] < 0.5) & (np.abs(self.surface_distance()) < tol)
 
-    def subset(self, idx) -> "PlanarHOISequences":
-        """The sequences at integer indices ``idx``."""
-        idx = np.asarray(idx, dtype=np.int64)
-        return PlanarHOISequences(self.body[idx], self.hands[idx], self.object[idx], [self.text[i] for i in idx],
-                                  [self.objects[i] for i in idx], self.contact[idx], self.fps)
-
     def summary(self) -> str:
         """One line: counts, frames and the contact fraction."""
         return f"{len(self)} planar sequences x {self.T} frames at {self.fps:g} fps; contact on {self.contact.mean():.1%} of frames"
-
-    def to_dict(self) -> dict:
-        """Arrays as lists, captions, objects, contact labels and fps."""
-        return {"body": self.body.tolist(), "hands": self.hands.tolist(), "object": self.object.tolist(),
-                "text": list(self.text), "objects": [o.to_dict() for o in self.objects],
-                "contact": self.contact.tolist(), "fps": self.fps}
 
 
 def _one(g, task, w, h, T):
@@ -355,29 +325,9 @@ def planar_metrics(gen, ref, *, tol=PLANAR_TOL) -> dict:
     >>> round(m["contact_f1"], 3), round(m["floating"], 3)
     (1.0, 0.0)
     """
-    if not isinstance(gen, PlanarHOISequences) or not isinstance(ref, PlanarHOISequences):
-        raise InputError("gen", f"got {type(gen).__name__} and {type(ref).__name__}", "two PlanarHOISequences")
-    if len(gen) != len(ref) or gen.T != ref.T:
-        raise InputError("gen", f"has {len(gen)} x {gen.T}, the reference {len(ref)} x {ref.T}",
-                         "as many sequences of the same length as the reference")
+    _check_pair(gen, ref, PlanarHOISequences)
     tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
     dist = gen.surface_distance()
     pred = (gen.hands[..., 2] < 0.5) & (np.abs(dist) < tol)
-    gt = ref.contact
-    tp, npred, ngt = (pred & gt).sum(1), pred.sum(1), gt.sum(1)
-    P = tp.sum() / max(npred.sum(), 1)
-    R = tp.sum() / max(ngt.sum(), 1)
-    F1 = 2 * P * R / max(P + R, 1e-12)
     moving = np.linalg.norm(np.diff(gen.object[..., :2], axis=1), axis=-1) > 0.005
-    floating = float((moving & ~(pred[:, 1:] | pred[:, :-1])).mean())
-    pen = float((dist < -0.01).mean())
-    fg, fr = _features(gen), _features(ref)
-    from iclr26sci.nn import frechet_distance
-
-    fid = float(frechet_distance(fg, fr)) if len(gen) > 2 else float("nan")
-    g = np.random.default_rng(0)
-    i, j = g.integers(len(gen), size=(2, 200))
-    keep = i != j
-    div = float(np.linalg.norm(fg[i[keep]] - fg[j[keep]], axis=1).mean()) if keep.any() else 0.0
-    return {"contact_precision": float(P), "contact_recall": float(R), "contact_f1": float(F1), "penetration": pen,
-            "floating": floating, "fid": fid, "diversity": div, "per_sequence": np.stack([tp, npred, ngt], 1)}
+    return _contact_metrics(pred, ref.contact, moving, float((dist < -0.01).mean()), _features(gen), _features(ref))
