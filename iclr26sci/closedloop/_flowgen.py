@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator
 from iclr26sci.core import InputError, check_bool, check_is_fitted, check_option, check_positive_int
 
 from ._base import _check_callable, _check_images, _check_pool, _embed
+from ._stimuli import _whitened_pca
 
 __all__ = ["FlowGenerator", "FeatureEmbedder"]
 
@@ -110,16 +111,8 @@ class FeatureEmbedder(BaseEstimator):
                 raise InputError("input_shape", f"is {shp}", f"a shape with {int(np.prod(pool.shape[1:]))} pixels, "
                                  "as the pool's images")
         F = self._raw(pool)
-        if d > min(F.shape):
-            raise InputError("n_components", f"is {d}", f"at most min(n_images, n_features) = {min(F.shape)}")
         self.image_shape_ = tuple(pool.shape[1:])
-        self.mean_ = F.mean(0)
-        _, S, Vt = np.linalg.svd(F - self.mean_, full_matrices=False)
-        sc = S[:d] / np.sqrt(len(F))
-        if np.any(sc <= 1e-12):
-            raise InputError("n_components", f"is {d} but the features have rank {int(np.sum(S > 1e-9))}",
-                             "at most the rank of the pool's features")
-        self.components_, self.scales_ = Vt[:d], sc
+        self.mean_, self.components_, self.scales_, S = _whitened_pca(F, d, "features")
         self.explained_variance_ratio_ = float(np.sum(S[:d] ** 2) / np.sum(S ** 2))
         return self
 

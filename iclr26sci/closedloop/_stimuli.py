@@ -27,6 +27,20 @@ from ._base import _check_images, _check_pool
 __all__ = ["PCAEmbedder", "PCAGenerator"]
 
 
+def _whitened_pca(X, d, what="features"):
+    """Mean, top-``d`` principal axes (d, p), their standard deviations (d,) and all singular values of the rows
+    of ``X``; a clear error when ``d`` exceeds the size or the rank of ``X``."""
+    if d > min(X.shape):
+        raise InputError("n_components", f"is {d}", f"at most min(n_images, n_{what}) = {min(X.shape)}")
+    mean = X.mean(0)
+    _, S, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    sc = S[:d] / np.sqrt(len(X))
+    if np.any(sc <= 1e-12):
+        raise InputError("n_components", f"is {d} but the {what} have rank {int(np.sum(S > 1e-9))}",
+                         f"at most the rank of the pool's {what}")
+    return mean, Vt[:d], sc, S
+
+
 class PCAEmbedder(BaseEstimator):
     r"""Whitened PCA embedding of images, fitted on a pool: :math:`z = \Lambda^{-1/2} V^\top (x - \bar x)`.
 
@@ -68,16 +82,9 @@ class PCAEmbedder(BaseEstimator):
         pool = _check_pool(pool, "pool", min_rows=2)
         d = check_positive_int(self.n_components, "n_components")
         X = pool.reshape(len(pool), -1)
-        if d > min(X.shape):
-            raise InputError("n_components", f"is {d}", f"at most min(n_images, n_pixels) = {min(X.shape)}")
         self.image_shape_ = tuple(pool.shape[1:])
-        self.mean_ = X.mean(0)
-        U, S, Vt = np.linalg.svd(X - self.mean_, full_matrices=False)
-        sc = S[:d] / np.sqrt(len(X))
-        if np.any(sc <= 1e-12):
-            raise InputError("n_components", f"is {d} but the pool has rank {int(np.sum(S > 1e-9))}",
-                             "at most the rank of the pool")
-        self.components_, self.scales_ = Vt[:d], sc
+        self.mean_, self.components_, self.scales_, S = _whitened_pca(X, d, "pixels")
+        Vt = self.components_
         recon = (X - self.mean_) @ Vt[:d].T @ Vt[:d] + self.mean_
         self.residual_std_ = float(np.sqrt(np.mean((X - recon) ** 2)))
         self.pixel_range_ = (float(X.min()), float(X.max()))
