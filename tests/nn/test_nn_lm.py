@@ -255,12 +255,10 @@ def _cached_entry():
 
 
 @pytest.mark.skipif(_cached_entry() is None, reason="SmolLM2 not converted yet (the slow test below converts it)")
-def test_smollm2_cached_load_is_fast():
-    import time
-
-    t0 = time.perf_counter()
+def test_smollm2_cached_load_reuses_the_conversion():
+    # the property is that a cached entry is loaded, not converted again (load time is measured in
+    # benchmarks/bench_nn_lm.py, never asserted in a test: a wall-clock bound fails on a loaded machine)
     lm = load_lm("smollm2-135m")
-    assert time.perf_counter() - t0 < 20.0  # measured 0.3 s; generous for a loaded 2-core machine
     assert lm.load_info["converted_now"] is False
     assert 134e6 < lm.n_parameters < 135e6
 
