@@ -126,7 +126,8 @@ def test_stop_strings_truncate_text_and_tokens_consistently(lm):
         # a row's draws do not depend on the other rows: same prefix as without stop strings
         k = len(cut.token_ids[i])
         assert cut.token_ids[i] == out.token_ids[i][:k]
-        assert torch.equal(cut.sampling_logprobs[i, :k], out.sampling_logprobs[i, :k])
+        # equal up to float reassociation (batched matmuls differ in the last bits at 2 threads)
+        torch.testing.assert_close(cut.sampling_logprobs[i, :k], out.sampling_logprobs[i, :k], rtol=0, atol=1e-5)
         assert float(cut.sampling_logprobs[i, k:].abs().sum()) == 0.0
     assert n_stop > 0
 
