@@ -501,7 +501,7 @@ class LIGHT(BaseEstimator):
             raise InputError("steps", f"got {S}", f"at most K = {self.K}")
         return ddim_levels(self.K, S)
 
-    def sample(self, text, obj, guidance=None, *, text_weight=1.0, n=1, steps=None, rng=None):
+    def sample(self, text, obj, guidance=None, *, text_weight=1.0, n=1, steps=None, rng=None, fuse=False):
         r"""Generate interaction sequences for captions and objects.
 
         Parameters
@@ -521,6 +521,10 @@ class LIGHT(BaseEstimator):
             DDIM steps (default: the estimator's ``steps``).
         rng : int or Generator, optional
             Seed of the initial noise.
+        fuse : bool
+            Evaluate the denoiser once per step on all inputs of that step stacked (pass U, pass S, text-dropped
+            and pace inputs; :func:`ddim_sample`). The same sampler up to float rounding; faster for a few
+            sequences, no faster for a large batch.
 
         Returns
         -------
@@ -545,6 +549,7 @@ class LIGHT(BaseEstimator):
         if guidance is not None and not isinstance(guidance, PaceGuidance):
             raise InputError("guidance", f"got {type(guidance).__name__}", "a PaceGuidance or None")
         text_weight = check_in_range(text_weight, "text_weight", 0.0, None)
+        check_bool(fuse, "fuse")
         levels = self._levels(steps)
         if guidance is not None:
             guidance.resolve(self.names_, len(levels) - 1)
@@ -558,10 +563,13 @@ class LIGHT(BaseEstimator):
         null_on, null_off = torch.ones(B, dtype=torch.bool, device=dev), torch.zeros(B, dtype=torch.bool, device=dev)
 
         def denoise(xs, lv, null):
-            return self.model_(xs, lv, tx, sh, text_null=null_on if null else null_off)
+            if isinstance(null, bool):
+                return self.model_(xs, lv, tx, sh, text_null=null_on if null else null_off)
+            k = len(null) // B                                          # fused call: k stacked copies
+            return self.model_(xs, lv, tx.repeat(k, 1), sh.repeat(k, 1), text_null=null)
 
         out = ddim_sample(denoise, x_init, levels, self.schedule_, text_weight=text_weight, guidance=guidance,
-                          names=self.names_)
+                          names=self.names_, fuse=fuse)
         return self._decode([o.cpu().numpy().astype(np.float64) for o in out], texts, objs)
 
     def _decode(self, toks, texts, objs):
@@ -575,14 +583,15 @@ class LIGHT(BaseEstimator):
         cls = PlanarHOISequences if self.planar_ else HOISequences
         return cls.from_arrays(f["body"], f["hands"], f["object"], texts, objs, fps=self.fps_)
 
-    def evaluate(self, test, guidance=None, *, text_weight=1.0, steps=None, rng=0, n_boot=1000, level=0.95):
+    def evaluate(self, test, guidance=None, *, text_weight=1.0, steps=None, rng=0, n_boot=1000, level=0.95,
+                 fuse=False):
         """Sample one sequence per test caption and object and score it against the test sequence.
 
         Parameters
         ----------
         test : HOISequences or HOIDataset
             Reference sequences (an HOIDataset's ``test`` split).
-        guidance, text_weight, steps, rng
+        guidance, text_weight, steps, rng, fuse
             As in :meth:`sample`.
         n_boot : int
             Bootstrap resamples of the test sequences for the contact intervals.
@@ -606,7 +615,8 @@ class LIGHT(BaseEstimator):
         n_boot = check_positive_int(n_boot, "n_boot")
         level = check_in_range(level, "level", 0.0, 1.0, low_open=True, high_open=True)
         t0 = time.perf_counter()
-        gen = self.sample(list(ref.text), list(ref.objects), guidance, text_weight=text_weight, steps=steps, rng=rng)
+        gen = self.sample(list(ref.text), list(ref.objects), guidance, text_weight=text_weight, steps=steps, rng=rng,
+                          fuse=fuse)
         secs = (time.perf_counter() - t0) / len(ref)
         m = (planar_metrics if self.planar_ else hoi_metrics)(gen, ref)
         counts = m.pop("per_sequence")
