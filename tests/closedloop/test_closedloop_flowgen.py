@@ -215,3 +215,37 @@ def test_fashion_path_classifier_features_flow_generator_and_brain():
     for opt in (MindPilot(emb, gen, pool, rng=0), DDPOLite(emb, gen, pool, rng=0)):
         res = run_loop(opt, brain, query_budget=20)
         assert res.queries == 20 and np.all(np.isfinite(res.true_rewards))
+
+
+@pytest.mark.slow
+def test_fashion_unet_generator_follows_its_condition():
+    """The benchmark's Fashion-MNIST generator (U-Net flow on 10 000 training images, conditioned on the whitened
+    classifier features of the 2 000-image pool; cached, about 5 CPU minutes to build) renders images whose
+    embedding is closer to the condition than another real image of the same class is (mean cosine), and that
+    the classifier puts in the condition image's class far above chance (> 0.5 against 0.1). The 3 x 512 MLP
+    trained on the pool failed both (cosine 0.048)."""
+    import torch
+
+    from data_adapters.vision import load_fashion_mnist
+    from iclr26sci.nn import fashion_classifier
+
+    torch.set_num_threads(1)
+    X = load_fashion_mnist("test", n=2000, rng=0).images[:, 0].astype(float)
+    clf = fashion_classifier(rng=0)
+    emb = FeatureEmbedder(clf.features, 16, input_shape=(1, 28, 28)).fit(X)
+    Xtr = load_fashion_mnist("train", n=10000, rng=0).images[:, 0].astype(float)
+    gen = FlowGenerator(emb, arch="unet", epochs=6, rng=0).fit(Xtr)
+
+    def cos(a, b):
+        return np.sum(a * b, 1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+    def label(imgs):
+        return np.asarray(clf.predict(np.asarray(imgs, dtype=np.float32).reshape(len(imgs), 1, 28, 28)))
+
+    idx = np.random.default_rng(1).choice(len(X), 100, replace=False)
+    Z, y, yall = emb(X[idx]), label(X[idx]), label(X)
+    r = np.random.default_rng(2)
+    same = np.array([r.choice(np.flatnonzero((yall == c) & (np.arange(len(X)) != i))) for c, i in zip(y, idx)])
+    G = gen(Z, rng=0)
+    assert cos(emb(G), Z).mean() > cos(Z, emb(X[same])).mean()
+    assert np.mean(label(G) == y) > 0.5
