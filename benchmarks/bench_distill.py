@@ -9,8 +9,9 @@ Parts (``--parts``, default ``champ,synthetic``):
   in domain (70/30 split by problem, mean over ``--splits`` random splits) and out of domain (leave one
   category out, pooled over the five), regret against the per-question oracle teacher, and time.
 - ``synthetic``: the same table on :class:`SyntheticRationaleQA` (3000 train / 1000 test, in-domain and OOD).
-- ``student``: SmolLM2-135M + LoRA distilled on the purified CHAMP solutions vs naive multi-teacher:
-  held-out rationale likelihood and answer accuracy (off by default: it is slow on CPU).
+- ``student``: SmolLM2-135M + LoRA distilled on the purified CHAMP solutions vs naive multi-teacher (and the
+  base model): held-out rationale likelihood and easiest-category answer accuracy (off by default: about
+  10 CPU-minutes at ``--student-n 24``).
 
 Run: ``python benchmarks/bench_distill.py [--parts champ,synthetic,student] [--embedder minilm|hashing]``.
 """
@@ -75,13 +76,33 @@ def evaluate(make, tr, te):
     return p.correct.astype(float), time.perf_counter() - t0
 
 
+def _keys(d):
+    return np.asarray(d.ids) if getattr(d, "ids", None) is not None else np.arange(d.n)
+
+
+def paired_ci(keys, diff, n_boot=2000, rng=0):
+    """95% paired bootstrap CI of mean(diff), resampling problems (all their occurrences over splits together)."""
+    _, inv = np.unique(keys, return_inverse=True)
+    sd, cnt = np.bincount(inv, diff), np.bincount(inv).astype(float)
+    b = np.random.default_rng(rng).integers(0, len(sd), size=(n_boot, len(sd)))
+    lo, hi = np.quantile(sd[b].sum(1) / cnt[b].sum(1), [0.025, 0.975])
+    return f"[{lo:+.3f}, {hi:+.3f}]"
+
+
 def table(title, splits_in, splits_ood, K, names, emb, m):
+    """One row per method; ``d_*_vs_best1`` is the paired difference to the best single teacher of each
+    training part (in domain pooled over the splits), with a 95% bootstrap CI over problems."""
     rows = []
+    ref_in = [te.correct[:, int(np.argmax(tr.teacher_accuracy()))].astype(float) for tr, te in splits_in]
+    ref_ood = [te.correct[:, int(np.argmax(tr.teacher_accuracy()))].astype(float) for tr, te in splits_ood]
+    key_in = np.concatenate([_keys(te) for _, te in splits_in])
+    key_ood = np.concatenate([_keys(te) for _, te in splits_ood])
     for name, make in methods(K, names, emb, m):
-        cin, cood, secs, reg_in = [], [], [], []
+        cin, cood, secs, reg_in, pin = [], [], [], [], []
         for tr, te in splits_in:
             c, s = evaluate(make, tr, te)
             cin.append(c.mean())
+            pin.append(c)
             reg_in.append(te.correct.max(1).mean() - c.mean())
             secs.append(s)
         for tr, te in splits_ood:
@@ -90,11 +111,15 @@ def table(title, splits_in, splits_ood, K, names, emb, m):
             secs.append(s)
         by_cat = {f"ood_{te.domains[0][:6]}": round(float(c.mean()), 3) for (_, te), c in zip(splits_ood, cood)
                   if te.domains is not None and len(set(te.domains)) == 1}
+        d_in = np.concatenate(pin) - np.concatenate(ref_in)
+        d_ood = np.concatenate(cood) - np.concatenate(ref_ood)
         cood = np.concatenate(cood)
         rows.append({"method": name, "correct_in": round(float(np.mean(cin)), 4),
                      "se_in": round(float(np.std(cin, ddof=1) / np.sqrt(len(cin))) if len(cin) > 1 else 0.0, 4),
                      "correct_ood": round(float(cood.mean()), 4),
                      "regret_vs_oracle_in": round(float(np.mean(reg_in)), 4),
+                     "d_in_vs_best1": round(float(d_in.mean()), 4), "ci_in": paired_ci(key_in, d_in),
+                     "d_ood_vs_best1": round(float(d_ood.mean()), 4), "ci_ood": paired_ci(key_ood, d_ood),
                      "seconds": round(float(np.sum(secs)), 2), **by_cat})
     print_table(title, rows)
     return rows
@@ -125,22 +150,74 @@ def part_synthetic(args):
                  tr.teachers, emb, 10)
 
 
+def _shorten(text, words):
+    """The first ``words`` words of a solution plus its final-answer line (the CPU budget's cut)."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    last = lines[-1].strip() if lines else ""
+    body = " ".join(text.split()[:words])
+    return body if last in body else f"{body} ... {last}"
+
+
+def _shortened(d, words):
+    from iclr26sci.distill import MultiTeacherData
+
+    return MultiTeacherData(d.questions, [[_shorten(r, words) for r in row] for row in d.rationales], d.answers,
+                            teacher_answers=d.teacher_answers, correct=d.correct, domains=d.domains,
+                            teachers=d.teachers, ids=d.ids)
+
+
 def part_student(args):
+    """SmolLM2-135M + LoRA: base model, purified (kNN router) student and naive multi-teacher student.
+
+    Same training problems (the first ``--student-n`` of the 70/30 split, rng 0), same shortened solutions,
+    one epoch, batch 4, lr 1e-3, LoRA r = 8 (q, v). The purified student trains on 2 sequences per problem,
+    the naive one on 1 + K = 5. Held-out: mean per-token NLL of 30 correct test solutions (best prefix for the
+    naive student) and greedy answer accuracy on the test problems of the easiest category (highest mean
+    teacher accuracy), graded with data_adapters.grade_champ_answer.
+    """
+    import torch
+
     from data_adapters.champ_teachers import load_champ_teachers
+    from data_adapters.llm_tasks import grade_champ_answer
     from iclr26sci.nn import load_lm
 
+    torch.set_num_threads(max(1, int(os.environ.get("OMP_NUM_THREADS", "1"))))
     data = load_champ_teachers(args.setting, split=0.7, rng=0)
-    tr, te = data.train, data.test
+    tr, te = _shortened(data.train, args.words), _shortened(data.test, args.words)
+    cats = sorted(set(data.domains))
+    mean_acc = {c: float(data.correct[np.array([d == c for d in data.domains])].mean()) for c in cats}
+    easiest = max(cats, key=mean_acc.get)
+    te_easy = te.subset(np.flatnonzero([d == easiest for d in te.domains]))
+    te_nll = te.subset(np.arange(min(40, te.n)))
+    id_of = dict(zip(te_easy.answers, te_easy.ids))
+
+    def grader(out, gold):
+        return bool(grade_champ_answer(out, id_of[gold]))
+
+    sub = tr.subset(np.arange(min(args.student_n, tr.n)))
+    purified = SimilarityRouter(embedder=args.embedder, m=15).fit(tr).purify(sub)
     lm = load_lm("smollm2-135m")
     rows = []
-    sub = tr.subset(np.arange(min(args.student_n, tr.n)))
-    for name, d, loss in [("purified (kNN router)", SimilarityRouter(embedder=args.embedder, m=15).fit(tr).purify(sub),
-                           "purified"), ("naive multi-teacher", sub, "naive_multi_teacher")]:
-        st = distill(lm, d, loss=loss, epochs=1, batch_size=2, lr=2e-4, rng=0)
-        ev = evaluate_student(st, te, max_new_tokens=24, max_rationales=20)
-        rows.append({"student": name, "accuracy": ev.accuracy, "rationale_nll": round(ev.rationale_nll, 4),
-                     "train_s": round(st.seconds, 1)})
-    print_table("SmolLM2-135M + LoRA on CHAMP", rows)
+    for name, d, loss in [("base SmolLM2-135M (LoRA B = 0)", None, None),
+                          ("purified (kNN router)", purified, "purified"),
+                          ("naive multi-teacher (TinyLLM)", sub, "naive_multi_teacher")]:
+        t0 = time.perf_counter()
+        st = lm.with_lora(r=8, rng=0) if d is None else distill(lm, d, loss=loss, epochs=1, batch_size=4, lr=1e-3,
+                                                                rng=0, progress_bar=False)
+        train_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ev = evaluate_student(st, te_nll, max_rationales=30, max_new_tokens=1, rng=0)
+        acc = evaluate_student(st, te_easy, grader=grader, max_new_tokens=24, max_rationales=1, rng=0)
+        rows.append({"student": name, "train_problems": 0 if d is None else sub.n,
+                     "train_sequences": 0 if d is None else sub.n * (2 if loss == "purified" else 1 + sub.K),
+                     "target_correct": round(float(purified.target_correctness()), 3) if loss == "purified" else (
+                         round(float(sub.target_correctness()), 3) if d is not None else float("nan")),
+                     "heldout_nll": round(ev.rationale_nll, 4), "n_nll": ev.n_rationales,
+                     f"acc_{easiest[:6]}": round(acc.accuracy, 4), "n_acc": acc.n,
+                     "train_s": round(train_s, 1), "eval_s": round(time.perf_counter() - t0, 1)})
+        print(rows[-1], flush=True)
+    print_table(f"SmolLM2-135M + LoRA on CHAMP {args.setting} (solutions cut to {args.words} words + final line; "
+                f"1 epoch)", rows)
     return rows
 
 
@@ -150,7 +227,8 @@ def main(argv=None):
     ap.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
     ap.add_argument("--setting", default="0-Shot")
     ap.add_argument("--splits", type=int, default=5)
-    ap.add_argument("--student-n", type=int, default=40)
+    ap.add_argument("--student-n", type=int, default=24)
+    ap.add_argument("--words", type=int, default=60)
     args = ap.parse_args(argv)
     for part in args.parts.split(","):
         {"champ": part_champ, "synthetic": part_synthetic, "student": part_student}[part](args)
