@@ -5,7 +5,8 @@ predictive NLL (per trial, on the sqrt-count scale), 90% interval coverage and f
 with ratios to TIK.
 
     python benchmarks/bench_kernels.py [--quick] [--targets] [--threads T]
-    python benchmarks/bench_kernels.py --families [--quick] [--tik-cache PATH] [--per K]
+    python benchmarks/bench_kernels.py --families [--quick] [--tik-cache PATH] [--per K] [--sizes N ...] [--noises ...]
+    python benchmarks/bench_kernels.py --issue-table [--tik-cache PATH] [--per K]
 
 ``--families`` (issue 28): held-out neuron families (the theory's own, centred and off-centre DoG,
 Gabor at 4 orientations x 3 frequencies, DoG + Gabor mixtures) x Poisson / Gaussian noise x
@@ -273,7 +274,7 @@ def issue_tik(cache: str | None):
     return tik, secs
 
 
-def neuron_families(quick: bool, cache: str | None = None, per: int | None = None):
+def neuron_families(quick: bool, cache: str | None = None, per: int | None = None, sizes=None, noises=None):
     """Held-out neuron families x noise x n: TIK (default, with the pixel fallback), TIK without it,
     PixelRBFGP, scikit-learn GPR, per-neuron DKL and the LN/Poisson GLM; r, NLL, coverage, time."""
     import copy
@@ -288,8 +289,8 @@ def neuron_families(quick: bool, cache: str | None = None, per: int | None = Non
     mean_x = P.mean(0)
     cov_x = np.cov(P[:20_000], rowvar=False)
     per = per or (4 if quick else 8)
-    sizes = [25, 200] if quick else [25, 50, 100, 200, 400]
-    noises = ["poisson"] if quick else ["poisson", "gaussian"]
+    sizes = list(sizes or ([25, 200] if quick else [25, 50, 100, 200, 400]))
+    noises = list(noises or (["poisson"] if quick else ["poisson", "gaussian"]))
     n_query = 400
     models = {
         "TIK (default: + pixel fallback)": lambda X, y, Xq, tr: tik.fit(X, y if tr == "sqrt" else y).predict(Xq),
@@ -337,9 +338,13 @@ def neuron_families(quick: bool, cache: str | None = None, per: int | None = Non
                                     "theory share": float(gp.theory_fraction_[0])})
             for (n, mname), v in stats.items():
                 a = np.asarray(v)
+                ref = np.asarray(stats[(n, "sklearn GPR")])  # the same neurons (a neuron is skipped for every model)
+                gap = a[:, 0] - ref[:, 0]
                 rows.append({"noise": noise, "family": fam, "n": n, "model": mname, "r": a[:, 0].mean(),
+                             "r gap vs sklearn": gap.mean(),
+                             "se gap": gap.std(ddof=1) / np.sqrt(len(gap)) if len(gap) > 1 else float("nan"),
                              "NLL": a[:, 1].mean(), "coverage90": a[:, 2].mean(), "seconds": a[:, 3].mean(),
-                             "neurons": len(a)})
+                             "time / sklearn": a[:, 3].sum() / ref[:, 3].sum(), "neurons": len(a)})
     df = pd.DataFrame(rows)
     pd.set_option("display.width", 250)
     print(f"issue-28 TIK (EfficientCodingTheory(noise=0.1), 100 training neurons, feature_dim=8, defaults otherwise; "
@@ -348,12 +353,69 @@ def neuron_families(quick: bool, cache: str | None = None, per: int | None = Non
         print(f"\n## {noise} noise, n = {n}")
         print(d.pivot_table(index="family", columns="model", values=["r", "coverage90"], sort=False)
               .to_string(float_format=lambda x: f"{x:.3f}"))
-    print("\n## all rows (r, NLL per trial on the sqrt scale, 90% coverage, fit+predict seconds)")
+    print("\n## per model over all cells (mean over cells of r, paired r gap vs sklearn, NLL, coverage; total-time ratio)")
+    tot = df.assign(wsec=df.seconds * df.neurons).groupby("model", sort=False).agg(
+        r=("r", "mean"), gap=("r gap vs sklearn", "mean"), NLL=("NLL", "median"), coverage90=("coverage90", "mean"),
+        wsec=("wsec", "sum"))
+    tot["time / sklearn"] = tot.wsec / tot.loc["sklearn GPR", "wsec"]
+    print(tot.drop(columns="wsec").rename(columns={"NLL": "NLL (median over cells)"})
+          .to_string(float_format=lambda x: f"{x:.3f}"))
+    print("\n## all rows (r, paired r gap vs sklearn GPR with its se, NLL per trial on the sqrt scale, 90% coverage, "
+          "fit+predict seconds, time ratio vs sklearn)")
     print(df.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     b = pd.DataFrame(bf_rows).groupby(["noise", "family", "n"], sort=False).agg(["mean", "median"])
     print("\n## the evidence at work: log BF(theory kernel : pixel kernel) and the theory's share of the sum kernel's "
           "prior variance")
     print(b.to_string(float_format=lambda x: f"{x:.3f}"))
+    return df
+
+
+def issue_table(cache: str | None = None, per: int = 8):
+    """Issue 28's own table, re-measured with the defaults: a centre-surround (centred DoG) and an oriented (Gabor)
+    LN-Poisson neuron, square-root responses, 200 training and 400 held-out patches; TheoryInformedKernel (the
+    issue's meta-training, defaults), PixelRBFGP and scikit-learn's GPR (the issue's recipe). The first neuron of
+    each type is the issue's two-neuron table; ``per`` neurons of each type give the paired mean gap and its se."""
+    tik, _ = issue_tik(cache)
+    tik.pixel_fallback = True
+    P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
+    mean_x = P.mean(0)
+    cov_x = np.cov(P[:20_000], rowvar=False)
+    gen = np.random.default_rng(2826)
+    models = {"TheoryInformedKernel": lambda X, y, Xq: tik.fit(X, y).predict(Xq),
+              "PixelRBFGP": lambda X, y, Xq: PixelRBFGP().fit(X, y).predict(Xq),
+              "sklearn GPR": lambda X, y, Xq: fit_sklearn_gpr_issue(X, np.sqrt(y), Xq)}
+    rows = []
+    for fam in ("DoG centred", "Gabor"):
+        for i in range(per):
+            w = family_filter(fam, 16, gen)
+            X = P[gen.choice(len(P), 600, replace=False)]
+            u = (X - mean_x) @ w / np.sqrt(w @ cov_x @ w)
+            lam = np.exp(gen.uniform(np.log(2), np.log(20))) * np.logaddexp(
+                0.0, np.exp(gen.uniform(np.log(0.5), np.log(3.0))) * u + gen.uniform(-1, 1))
+            y = gen.poisson(lam).astype(float)
+            z = np.sqrt(y[200:])
+            for name, fn in models.items():
+                t = time.perf_counter()
+                m, v = fn(X[:200], y[:200], X[200:])
+                secs = time.perf_counter() - t
+                nll, cov = gauss_scores(z, np.asarray(m), np.asarray(v))
+                rows.append({"neuron type": fam, "neuron": i, "model": name, "coverage90": cov,
+                             "r": pearson(np.asarray(m), z), "NLL": nll, "seconds": secs,
+                             "held-out residual var": float(np.var(z - m)), "median predictive var": float(np.median(v))})
+    df = pd.DataFrame(rows)
+    sk = df[df.model == "sklearn GPR"].set_index(["neuron type", "neuron"])["r"]
+    df["r gap vs sklearn"] = df.r.values - sk.loc[list(zip(df["neuron type"], df.neuron))].values
+    pd.set_option("display.width", 250)
+    print(f"issue 28's table re-measured (defaults; LN-Poisson, sqrt counts, n = 200, 400 held out); load "
+          f"{os.getloadavg()[0]:.2f}")
+    print("\n## the first neuron of each type (the issue's two-neuron table)")
+    print(df[df.neuron == 0].drop(columns="neuron").to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    g = df.groupby(["neuron type", "model"], sort=False)
+    summ = g.agg(coverage90=("coverage90", "mean"), r=("r", "mean"), gap=("r gap vs sklearn", "mean"),
+                 NLL=("NLL", "mean"), seconds=("seconds", "mean"))
+    summ["se gap"] = g["r gap vs sklearn"].std(ddof=1) / np.sqrt(per)
+    print(f"\n## {per} neurons of each type: means, paired r gap vs sklearn GPR and its se")
+    print(summ.to_string(float_format=lambda x: f"{x:.4f}"))
     return df
 
 
@@ -516,6 +578,10 @@ if __name__ == "__main__":
     ap.add_argument("--families", action="store_true", help="issue 28: held-out neuron families x noise x n")
     ap.add_argument("--tik-cache", default=None, help="with --families: save/load the meta-trained TIK here")
     ap.add_argument("--per", type=int, default=None, help="with --families: neurons per family")
+    ap.add_argument("--sizes", type=int, nargs="*", default=None, help="with --families: support-set sizes")
+    ap.add_argument("--noises", nargs="*", default=None, choices=["poisson", "gaussian"],
+                    help="with --families: response noise models")
+    ap.add_argument("--issue-table", action="store_true", help="issue 28's own table (DoG and Gabor neuron), re-measured")
     ap.add_argument("--causes", action="store_true", help="issue 28: effect of each candidate cause")
     ap.add_argument("--extra", nargs="*", default=[], help="with --causes: LABEL=PATH of further cached TIKs")
     ap.add_argument("--only", nargs="*", default=None, help="with --causes: run only variants whose label contains one "
@@ -524,8 +590,10 @@ if __name__ == "__main__":
     torch.set_num_threads(args.threads)
     if args.causes:
         causes(args.tik_cache, dict(e.split("=", 1) for e in args.extra), args.per or 8, args.only)
+    elif args.issue_table:
+        issue_table(args.tik_cache, args.per or 8)
     elif args.families:
-        neuron_families(args.quick, args.tik_cache, args.per)
+        neuron_families(args.quick, args.tik_cache, args.per, args.sizes, args.noises)
     elif args.targets:
         speed_targets()
     else:
