@@ -5,9 +5,13 @@ Splits: by workflow (30 % of each workflow family held out with all its pairs) a
 held out). Columns: pair accuracy, the released ranking utility, ROC AUC, selection regret (per test domain, measured
 success of the best held-out workflow minus that of the predicted best), training seconds and prediction
 throughput (pairs/s; the goal is >= 1000 pairs/s on 2 cores). Label-ratio curves for the multi-view predictor with
-and without the reconstructed pretraining, and the prior.
+and without the reconstructed pretraining, and the prior (by default each ratio gets the same number of optimiser
+steps as the table's fit: with a fixed epoch count the small ratios see only a few steps and never leave the prior).
 
     OMP_NUM_THREADS=2 python benchmarks/bench_agents.py [--seeds 0 1 2] [--ratios 0.05 0.1 0.2 0.5] [--text hash]
+
+``--text`` is the text featuriser of the predictors and GNN baselines; the text-only row always embeds with MiniLM
+(all-MiniLM-L6-v2: workflow code + prompts, task text, and their product, into a logistic regression).
 """
 from __future__ import annotations
 
@@ -119,7 +123,7 @@ def methods(text, hidden, epochs, batch_size=256):
         out[f"{v} view"] = lambda s, enc=None, v=v: AgenticPredictor(encoder=mv((v,)), rng=s, **kw)
     for k in ("mlp", "gcn", "gat", "gcn2", "transformer"):
         out[f"GNN {k}"] = lambda s, enc=None, k=k: GraphBaseline(k, text_encoder=text, n_layers=2, rng=s, **kw)
-    out["MiniLM text-only"] = lambda s, enc=None: TextOnly(text)
+    out["MiniLM text-only"] = lambda s, enc=None: TextOnly("minilm")   # always MiniLM, whatever --text is
     out["prior"] = lambda s, enc=None: Prior()
     return out, mv
 
@@ -144,6 +148,9 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--pretrain-epochs", type=int, default=20)
+    ap.add_argument("--fixed-epochs", action="store_true",
+                    help="label-ratio curves with --epochs at every ratio (default: epochs x table_ratio / ratio, "
+                         "so every ratio gets the optimiser steps of the table's fit)")
     a = ap.parse_args(argv)
     import torch
 
@@ -173,6 +180,8 @@ def main(argv=None):
                 for name, make in (("multi-view", meth["multi-view"]), ("multi-view + pretrain", None),
                                    ("prior", meth["prior"])):
                     pred = meth["multi-view"](seed, enc) if make is None else make(seed)
+                    if hasattr(pred, "epochs") and not a.fixed_epochs:   # same optimiser steps as the table's fit
+                        pred.epochs = max(1, int(round(a.epochs * a.table_ratio / ratio)))
                     pred.fit(bench.train, label_ratio=ratio)
                     curve.setdefault((name, ratio), []).append(evaluate(pred, bench))
         table = []

@@ -323,6 +323,32 @@ def _as_pairs(X, y, name="pairs"):
     return PairSet(uw, ut, [pos[id(w)] for w in ws], [tpos[t] for t in ts], y)
 
 
+def _split_by_workflow(pairs, fraction, gen):
+    """Hold out ``fraction`` of the workflows of ``pairs`` (stratified by each workflow's set of task domains) with
+    all their pairs; returns ``(rest, held_out)``."""
+    ws = np.unique(pairs.w_idx)
+    key = {int(w): tuple(sorted(set(pairs.domain[pairs.w_idx == w].tolist()))) for w in ws}
+    held = []
+    for k in sorted(set(key.values())):
+        grp = np.array([w for w in ws if key[int(w)] == k])
+        if len(grp) >= 2:
+            held += gen.permutation(grp)[:max(1, int(round(fraction * len(grp))))].tolist()
+    if not held:
+        raise InputError("calibration", f"the training pairs hold {len(ws)} workflow(s) and no domain has two",
+                         "at least two training workflows of one domain for the held-out calibration split")
+    m = np.isin(pairs.w_idx, held)
+    return pairs.subset(~m), pairs.subset(m)
+
+
+def _fit_temperature(z, y):
+    """argmin_T mean BCE(sigmoid(z / T), y) over log T in [-4, 4] (bounded scalar minimisation)."""
+    from scipy.optimize import minimize_scalar
+
+    z, s = np.asarray(z, float), 2.0 * np.asarray(y, float) - 1.0
+    nll = lambda lt: float(np.mean(np.logaddexp(0.0, -s * z * np.exp(-lt))))  # noqa: E731
+    return float(np.exp(minimize_scalar(nll, bounds=(-4.0, 4.0), method="bounded", options={"xatol": 1e-4}).x))
+
+
 # ------------------------------------------------------------------------------------------ estimators
 class _PairModel(BaseEstimator):
     """Shared training loop: BCE, Adam, mini-batches of pairs, optional best-validation-accuracy checkpoint."""
@@ -367,7 +393,7 @@ class _PairModel(BaseEstimator):
         return torch.as_tensor(_embed(list(tasks), self._encoder_cfg.text_encoder, self._encoder_cfg.feature_dim),
                                dtype=torch.float32, device=getattr(self, "_device", None))
 
-    def _proba(self, model, pairs):
+    def _logits(self, model, pairs):
         import torch
 
         model.eval()
@@ -377,11 +403,22 @@ class _PairModel(BaseEstimator):
             out = []
             for s in range(0, len(pairs), 8192):
                 sl = slice(s, s + 8192)
-                out.append(torch.sigmoid(self._score(model, feats, temb, pairs.w_idx[sl], pairs.t_idx[sl])).cpu().numpy())
-        return np.concatenate(out) if out else np.zeros(0)
+                out.append(self._score(model, feats, temb, pairs.w_idx[sl], pairs.t_idx[sl]).cpu().numpy())
+        return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
+
+    def _proba(self, model, pairs):
+        z = self._logits(model, pairs) / getattr(self, "temperature_", 1.0)
+        return 1.0 / (1.0 + np.exp(-z))
 
     def fit(self, pairs, y=None, *, label_ratio=1.0, validation=None):
-        """Train with BCE on the first ``label_ratio`` fraction of ``pairs`` (released ``label_ratio``).
+        r"""Train with BCE on the first ``label_ratio`` fraction of ``pairs`` (released ``label_ratio``).
+
+        With ``calibration="temperature"`` (an option, not in the release) a ``calibration_fraction`` of the
+        training *workflows* (stratified by their task domains) is held out with all its pairs, the model is trained
+        on the rest, and one temperature :math:`T` is fitted on the held-out pairs by minimising the BCE of
+        :math:`\sigma(s/T)` over :math:`\log T \in [-4, 4]` (Guo et al., "On Calibration of Modern Neural
+        Networks", ICML 2017). All later probabilities are :math:`\sigma(s/T)`; the ranking is unchanged. If
+        ``validation`` is given it is used for the temperature instead (and still for checkpointing).
 
         Parameters
         ----------
@@ -402,15 +439,28 @@ class _PairModel(BaseEstimator):
         pairs = _as_pairs(pairs, y)
         if validation is not None and not isinstance(validation, PairSet):
             raise InputError("validation", f"got {type(validation).__name__}", "a PairSet or None")
+        calibration = getattr(self, "calibration", None)
+        check_option("none" if calibration is None else calibration, "calibration", ["none", "temperature"])
+        frac = check_in_range(getattr(self, "calibration_fraction", 0.2), "calibration_fraction", 0.0, 1.0,
+                              low_open=True, high_open=True)
         self._setup()
         self._device = _device(self.device)
         pairs = pairs.head(label_ratio)
         gen = as_generator(self.rng)
+        self.temperature_ = 1.0
+        cal = None
+        if calibration == "temperature":
+            cal = validation if validation is not None else None
+            if cal is None:
+                pairs, cal = _split_by_workflow(pairs, frac, gen)
         import torch
 
         torch.manual_seed(int(gen.integers(2 ** 62)))
         self.model_ = self._make_model().to(self._device)
         self._fit_loop(self.model_, self._score, pairs, validation, gen)
+        if cal is not None:
+            self.temperature_ = _fit_temperature(self._logits(self.model_, cal), cal.y)
+        self.n_calibration_pairs_ = 0 if cal is None else len(cal)
         self.n_train_pairs_ = len(pairs)
         self.label_ratio_ = float(label_ratio)
         self.train_success_rate_ = float(pairs.y.mean())
@@ -433,6 +483,8 @@ class _PairModel(BaseEstimator):
         check_is_fitted(self, "model_", method="summary")
         d = self.to_dict()
         val = "" if d["best_val_accuracy"] is None else f", best validation accuracy {d['best_val_accuracy']:.4f}"
+        if d["n_calibration_pairs"]:
+            val += f", temperature {d['temperature']:.3f} fitted on {d['n_calibration_pairs']} held-out pairs"
         return (f"{type(self).__name__}: {d['n_parameters']:,} parameters trained with BCE on {d['n_train_pairs']} "
                 f"pairs (label_ratio {d['label_ratio']:g}, success rate {d['train_success_rate']:.3f}) in "
                 f"{d['train_seconds']:.2f}s, {self.epochs} epochs on {d['device']}{val}")
@@ -445,7 +497,9 @@ class _PairModel(BaseEstimator):
         return {"estimator": type(self).__name__, "params": params, "n_parameters": self.n_parameters_,
                 "n_train_pairs": self.n_train_pairs_, "label_ratio": self.label_ratio_,
                 "train_success_rate": self.train_success_rate_, "train_seconds": self.train_seconds_,
-                "best_val_accuracy": self.best_val_accuracy_, "device": str(self._device)}
+                "best_val_accuracy": self.best_val_accuracy_, "device": str(self._device),
+                "temperature": float(getattr(self, "temperature_", 1.0)),
+                "n_calibration_pairs": int(getattr(self, "n_calibration_pairs_", 0))}
 
     def predict_proba(self, workflows, tasks=None):
         """P(success) per pair: ``predict_proba(pairs)`` or ``predict_proba(workflows, tasks)`` (one task per
@@ -511,6 +565,12 @@ class AgenticPredictor(_PairModel):
     device : str or torch.device, optional
         Where the model is trained and evaluated (default the CPU; e.g. ``"cuda"``). Features are built on the
         CPU and moved per batch.
+    calibration : {None, "temperature"}
+        ``"temperature"``: post-hoc temperature scaling on held-out training workflows (see :meth:`fit`); an
+        option for calibrated probabilities on unseen workflows (not in the release; the BCE fit alone is
+        over-confident there, docs/agents.md).
+    calibration_fraction : float in (0, 1)
+        Fraction of the training workflows held out for the temperature.
 
     Examples
     --------
@@ -523,7 +583,7 @@ class AgenticPredictor(_PairModel):
     """
 
     def __init__(self, encoder=None, hidden=512, n_mlplayers=2, dropout=0.5, epochs=200, batch_size=512, lr=1e-4,
-                 weight_decay=5e-4, rng=None, device=None):
+                 weight_decay=5e-4, rng=None, device=None, calibration=None, calibration_fraction=0.2):
         self.encoder = encoder
         self.hidden = hidden
         self.n_mlplayers = n_mlplayers
@@ -534,6 +594,8 @@ class AgenticPredictor(_PairModel):
         self.weight_decay = weight_decay
         self.rng = rng
         self.device = device
+        self.calibration = calibration
+        self.calibration_fraction = calibration_fraction
 
     def _setup(self):
         e = self.encoder
@@ -592,7 +654,7 @@ class GraphBaseline(_PairModel):
         Width (FLORA uses 512; multiple of 8).
     n_layers : int
         Message-passing layers (FLORA uses 2).
-    dropout, epochs, batch_size, lr, weight_decay, rng, device
+    dropout, epochs, batch_size, lr, weight_decay, rng, device, calibration, calibration_fraction
         As in :class:`AgenticPredictor`.
     text_encoder : {"minilm", "hash"}
         Featuriser of node prompts and tasks.
@@ -609,7 +671,8 @@ class GraphBaseline(_PairModel):
     """
 
     def __init__(self, kind="gcn", hidden=512, n_layers=2, dropout=0.5, epochs=200, batch_size=512, lr=1e-4,
-                 weight_decay=5e-4, text_encoder="minilm", dim=384, rng=None, device=None):
+                 weight_decay=5e-4, text_encoder="minilm", dim=384, rng=None, device=None, calibration=None,
+                 calibration_fraction=0.2):
         self.kind = kind
         self.hidden = hidden
         self.n_layers = n_layers
@@ -622,6 +685,8 @@ class GraphBaseline(_PairModel):
         self.dim = dim
         self.rng = rng
         self.device = device
+        self.calibration = calibration
+        self.calibration_fraction = calibration_fraction
 
     def _setup(self):
         check_option(self.kind, "kind", ["mlp", "gcn", "gat", "gcn2", "transformer"])

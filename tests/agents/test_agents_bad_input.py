@@ -133,6 +133,15 @@ def test_predictor_bad(bench):
         fitted.select(bench.unlabeled, [""])
     with pytest.raises(InputError, match="candidates"):
         fitted.select([], "a task")
+    with pytest.raises(InputError, match="calibration"):
+        AgenticPredictor(encoder=enc(), hidden=16, epochs=1, calibration="platt").fit(bench.train)
+    for f in (0.0, 1.0, 1.5):
+        with pytest.raises(InputError, match="calibration_fraction"):
+            AgenticPredictor(encoder=enc(), hidden=16, epochs=1, calibration="temperature",
+                             calibration_fraction=f).fit(bench.train)
+    one = bench.train.subset(bench.train.w_idx == bench.train.w_idx[0])   # a single training workflow
+    with pytest.raises(InputError, match="calibration"):
+        AgenticPredictor(encoder=enc(), hidden=16, epochs=1, calibration="temperature").fit(one)
 
 
 @pytest.mark.bad_input("agents.GraphBaseline")
@@ -143,6 +152,8 @@ def test_baseline_bad(bench):
         GraphBaseline("gcn", hidden=10).fit(bench.train)
     with pytest.raises(NotFittedError, match="predict_proba"):
         GraphBaseline("gcn").predict_proba(bench.test)
+    with pytest.raises(InputError, match="calibration"):
+        GraphBaseline("gcn", hidden=8, epochs=1, text_encoder="hash", dim=16, calibration="isotonic").fit(bench.train)
 
 
 @pytest.mark.bad_input("agents.pretrain")

@@ -169,3 +169,26 @@ def test_executed_bench_loads_and_trains():
     assert len(b.train) + len(b.test) == b.info["n_pairs"] == len(d.train) + len(d.test)
     p = AgenticPredictor(encoder=small_enc(), hidden=16, epochs=1, lr=1e-3, rng=0).fit(b.train, label_ratio=0.2)
     assert 0.0 <= accuracy(p, b.test) <= 1.0 and 0.0 <= utility_score(p, b.test) <= 1.0
+
+
+def test_fit_temperature_recovers_a_known_scale():
+    from iclr26sci.agents._model import _fit_temperature
+
+    g = np.random.default_rng(0)
+    z = g.normal(0.0, 2.0, 40000)                       # true logits
+    y = (g.random(z.size) < 1 / (1 + np.exp(-z))).astype(float)
+    assert abs(_fit_temperature(2.5 * z, y) - 2.5) < 0.1    # over-confident scores: T ~ 2.5
+    assert abs(_fit_temperature(z, y) - 1.0) < 0.05
+
+
+def test_temperature_calibration_holds_out_workflows_and_keeps_ranking(bench):
+    p = AgenticPredictor(encoder=small_enc(), hidden=16, epochs=2, lr=1e-3, rng=0, calibration="temperature",
+                         calibration_fraction=0.3).fit(bench.train)
+    assert p.n_calibration_pairs_ > 0 and p.n_train_pairs_ + p.n_calibration_pairs_ == len(bench.train)
+    assert p.temperature_ > 0 and "temperature" in p.summary() and p.to_dict()["n_calibration_pairs"] > 0
+    q = p.predict_proba(bench.test)
+    T, p.temperature_ = p.temperature_, 1.0
+    raw = p.predict_proba(bench.test)
+    z = np.log(raw / (1 - raw))
+    np.testing.assert_allclose(q, 1 / (1 + np.exp(-z / T)), atol=1e-6)
+    assert (np.argsort(q, kind="stable") == np.argsort(raw, kind="stable")).all() or T == 1.0
