@@ -31,3 +31,14 @@ def test_cheap_check_catches_its_broken_variant(name, variant):
 def test_heavy_check_catches_its_broken_variant(name, variant):
     """The trained-model checks fail on their broken variant (trains and caches the models on first use)."""
     assert not getattr(vo, name)(Profile("quick"), np.random.default_rng(1), variant=variant).passed
+
+
+def test_d4_seed_lower_bound():
+    """D4's paired bound over training seeds: mean - t_{0.95, n-1} SE; identical arms (gap 0) never pass."""
+    from scipy import stats
+
+    d = np.array([0.3, 0.1, 0.5])
+    want = d.mean() - stats.t.ppf(0.95, 2) * d.std(ddof=1) / np.sqrt(3)
+    assert np.isclose(vo._lower_bound(d), want)
+    assert not vo._lower_bound(np.zeros(3)) > 0
+    assert vo._lower_bound([1.0]) == -np.inf           # one replicate gives no bound
