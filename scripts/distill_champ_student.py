@@ -19,19 +19,16 @@ import time
 import numpy as np
 
 
-def shorten(text, words):
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    last = lines[-1].strip() if lines else ""
-    body = " ".join(text.split()[:words])
-    return body if last in body else f"{body} ... {last}"
-
-
 def shortened(d, words):
-    from iclr26sci.distill import MultiTeacherData
+    """The benchmark's shortening of every rationale (one definition, in benchmarks/bench_distill.py)."""
+    import importlib.util
+    import os
 
-    return MultiTeacherData(d.questions, [[shorten(r, words) for r in row] for row in d.rationales], d.answers,
-                            teacher_answers=d.teacher_answers, correct=d.correct, domains=d.domains,
-                            teachers=d.teachers, ids=d.ids)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks", "bench_distill.py")
+    spec = importlib.util.spec_from_file_location("bench_distill", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod._shortened(d, words)
 
 
 def main(argv=None):
