@@ -10,8 +10,9 @@ Parts (``--parts``, default ``champ,synthetic``):
   category out, pooled over the five), regret against the per-question oracle teacher, and time.
 - ``synthetic``: the same table on :class:`SyntheticRationaleQA` (3000 train / 1000 test, in-domain and OOD).
 - ``student``: SmolLM2-135M + LoRA distilled on the purified CHAMP solutions vs naive multi-teacher (and the
-  base model): held-out rationale likelihood and easiest-category answer accuracy (off by default: about
-  10 CPU-minutes at ``--student-n 24``).
+  base model), step-matched (same optimiser steps and batch size), at ``--student-seeds``: held-out solution
+  likelihood under one prefix per student and easiest-category answer accuracy with its binomial SE (off by
+  default: about 15 CPU-minutes at the defaults).
 
 Run: ``python benchmarks/bench_distill.py [--parts champ,synthetic,student] [--embedder minilm|hashing]``.
 """
@@ -166,19 +167,39 @@ def _shortened(d, words):
                             teachers=d.teachers, ids=d.ids)
 
 
-def part_student(args):
-    """SmolLM2-135M + LoRA: base model, purified (kNN router) student and naive multi-teacher student.
+def _solution_nll(st, data, pairs, prefix, bs=8):
+    """Per-solution mean per-token NLL of ``data.rationales[i][k]`` for (i, k) in ``pairs`` under one prefix."""
+    import torch
 
-    Same training problems (the first ``--student-n`` of the 70/30 split, rng 0), same shortened solutions,
-    one epoch, batch 4, lr 1e-3, LoRA r = 8 (q, v). The purified student trains on 2 sequences per problem,
-    the naive one on 1 + K = 5. Held-out: mean per-token NLL of 30 correct test solutions (best prefix for the
-    naive student) and greedy answer accuracy on the test problems of the easiest category (highest mean
-    teacher accuracy), graded with data_adapters.grade_champ_answer.
+    lm = st.model if hasattr(st, "model") and hasattr(st, "prefixes") else st
+    out = []
+    for s in range(0, len(pairs), bs):
+        chunk = pairs[s:s + bs]
+        with torch.no_grad():
+            lp = lm.sequence_logprob([prefix + data.questions[i] + "\n" for i, _ in chunk],
+                                     [" " + data.rationales[i][k] for i, k in chunk], reduce="mean")
+        out += (-lp.mean.float().cpu().numpy()).tolist()
+    return np.array(out)
+
+
+def part_student(args):
+    """SmolLM2-135M + LoRA: base model, purified (kNN router) student and naive multi-teacher student, step-matched.
+
+    Same training problems (the first ``--student-n`` of the 70/30 split, rng 0), same shortened solutions, the
+    SAME number of optimiser steps (``--student-steps``) at the same batch size 4, lr 1e-3, LoRA r = 8 (q, v), for
+    each distill seed in ``--student-seeds`` (LoRA initialisation and example order). The purified student has 2
+    sequences per problem, the naive one 1 + K = 5, so at equal steps the naive student sees fewer problems' worth
+    of each stream. Held-out, one protocol for every student: mean per-token NLL of 30 correct test solutions under
+    ONE prefix (the purified student's "explain: "; the naive student's stream of the best training teacher, no
+    minimum over prefixes), and greedy answer accuracy on the test problems of the easiest category (highest mean
+    teacher accuracy), graded with data_adapters.grade_champ_answer, with its binomial SE. The paired column is the
+    per-solution NLL difference to the naive student of the same seed (mean and SE over the 30 solutions).
     """
     import torch
 
     from data_adapters.champ_teachers import load_champ_teachers
     from data_adapters.llm_tasks import grade_champ_answer
+    from iclr26sci.core import as_generator
     from iclr26sci.nn import load_lm
 
     torch.set_num_threads(max(1, int(os.environ.get("OMP_NUM_THREADS", "1"))))
@@ -189,7 +210,11 @@ def part_student(args):
     easiest = max(cats, key=mean_acc.get)
     te_easy = te.subset(np.flatnonzero([d == easiest for d in te.domains]))
     te_nll = te.subset(np.arange(min(40, te.n)))
+    pairs = [(i, k) for i in range(te_nll.n) for k in range(te_nll.K) if te_nll.correct[i, k]]
+    sel = as_generator(0).choice(len(pairs), min(30, len(pairs)), replace=False)
+    pairs = [pairs[j] for j in sorted(sel)]
     id_of = dict(zip(te_easy.answers, te_easy.ids))
+    best = int(np.argmax(tr.teacher_accuracy()))
 
     def grader(out, gold):
         return bool(grade_champ_answer(out, id_of[gold]))
@@ -197,27 +222,39 @@ def part_student(args):
     sub = tr.subset(np.arange(min(args.student_n, tr.n)))
     purified = SimilarityRouter(embedder=args.embedder, m=15).fit(tr).purify(sub)
     lm = load_lm("smollm2-135m")
-    rows = []
-    for name, d, loss in [("base SmolLM2-135M (LoRA B = 0)", None, None),
-                          ("purified (kNN router)", purified, "purified"),
-                          ("naive multi-teacher (TinyLLM)", sub, "naive_multi_teacher")]:
+    seeds = [int(x) for x in args.student_seeds.split(",")]
+    runs = [("base SmolLM2-135M (LoRA B = 0)", None, None, 0)]
+    for sd in seeds:
+        runs += [("purified (kNN router)", purified, "purified", sd), ("naive multi-teacher (TinyLLM)", sub,
+                                                                        "naive_multi_teacher", sd)]
+    rows, nlls = [], {}
+    for name, d, loss, sd in runs:
         t0 = time.perf_counter()
-        st = lm.with_lora(r=8, rng=0) if d is None else distill(lm, d, loss=loss, epochs=1, batch_size=4, lr=1e-3,
-                                                                rng=0, progress_bar=False)
+        st = lm.with_lora(r=8, rng=0) if d is None else distill(lm, d, loss=loss, max_steps=args.student_steps,
+                                                                batch_size=4, lr=1e-3, rng=sd, progress_bar=False)
         train_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        ev = evaluate_student(st, te_nll, max_rationales=30, max_new_tokens=1, rng=0)
+        prefix = f"explain {best}: " if loss == "naive_multi_teacher" else "explain: "
+        v = _solution_nll(st, te_nll, pairs, prefix)
+        nlls[(loss, sd)] = v
         acc = evaluate_student(st, te_easy, grader=grader, max_new_tokens=24, max_rationales=1, rng=0)
-        rows.append({"student": name, "train_problems": 0 if d is None else sub.n,
-                     "train_sequences": 0 if d is None else sub.n * (2 if loss == "purified" else 1 + sub.K),
+        p = acc.accuracy
+        rows.append({"student": name, "seed": "-" if d is None else sd, "steps": 0 if d is None else
+                     args.student_steps, "train_problems": 0 if d is None else sub.n,
                      "target_correct": round(float(purified.target_correctness()), 3) if loss == "purified" else (
                          round(float(sub.target_correctness()), 3) if d is not None else float("nan")),
-                     "heldout_nll": round(ev.rationale_nll, 4), "n_nll": ev.n_rationales,
-                     f"acc_{easiest[:6]}": round(acc.accuracy, 4), "n_acc": acc.n,
-                     "train_s": round(train_s, 1), "eval_s": round(time.perf_counter() - t0, 1)})
+                     "nll_prefix": prefix.strip(), "heldout_nll": round(float(v.mean()), 4), "n_nll": len(v),
+                     f"acc_{easiest[:6]}": round(p, 4), "acc_se": round(float(np.sqrt(p * (1 - p) / acc.n)), 4),
+                     "n_acc": acc.n, "train_s": round(train_s, 1), "eval_s": round(time.perf_counter() - t0, 1)})
         print(rows[-1], flush=True)
+    for row, (name, d, loss, sd) in zip(rows, runs):
+        ref = nlls.get(("naive_multi_teacher", sd))
+        if ref is not None and loss != "naive_multi_teacher":
+            diff = nlls[(loss, sd)] - ref
+            row["d_nll_vs_naive"] = round(float(diff.mean()), 4)
+            row["se_d"] = round(float(diff.std(ddof=1) / np.sqrt(len(diff))), 4)
     print_table(f"SmolLM2-135M + LoRA on CHAMP {args.setting} (solutions cut to {args.words} words + final line; "
-                f"1 epoch)", rows)
+                f"{args.student_steps} optimiser steps at batch 4 for both losses)", rows)
     return rows
 
 
@@ -229,6 +266,8 @@ def main(argv=None):
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--student-n", type=int, default=24)
     ap.add_argument("--words", type=int, default=60)
+    ap.add_argument("--student-steps", type=int, default=12)
+    ap.add_argument("--student-seeds", default="0,1")
     args = ap.parse_args(argv)
     for part in args.parts.split(","):
         {"champ": part_champ, "synthetic": part_synthetic, "student": part_student}[part](args)

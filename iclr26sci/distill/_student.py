@@ -326,9 +326,17 @@ def _check_student(student):
     return student
 
 
-def _examples(data, loss, gamma, alpha):
+def _examples(data, loss, gamma, alpha, answers="gold"):
     """(source, target, weight) triples and the rationale prefixes."""
-    ex = [("predict: " + q, a, gamma) for q, a in zip(data.questions, data.answers)]
+    if answers == "gold":
+        ex = [("predict: " + q, a, gamma) for q, a in zip(data.questions, data.answers)]
+    elif loss == "purified" and isinstance(data, PurifiedData):
+        ex = [("predict: " + q, a, gamma) for q, a in zip(data.questions, data.implied_answers)]
+    elif isinstance(data, MultiTeacherData):
+        ex = [("predict: " + q, a, gamma / data.K) for q, row in zip(data.questions, data.teacher_answers)
+              for a in row]
+    else:
+        ex = []
     if loss == "purified":
         if isinstance(data, PurifiedData):
             rats = data.rationales
@@ -352,7 +360,8 @@ def _examples(data, loss, gamma, alpha):
 
 
 def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32, gamma=1.0, alpha=1.0,
-            lora=True, lora_r=8, rng=0, device=None, progress_bar=True) -> DistilledStudent:
+            answers="gold", max_steps=None, lora=True, lora_r=8, rng=0, device=None,
+            progress_bar=True) -> DistilledStudent:
     r"""Distil a student on purified rationales (``loss="purified"``) or on all K (``"naive_multi_teacher"``).
 
     Minimises the loss of the module docstring with AdamW over ``epochs`` passes of shuffled
@@ -378,6 +387,16 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
         Weight of the answer task.
     alpha : float >= 0 or array (K,), default 1
         Weight of the rationale task(s).
+    answers : {"gold", "teachers"}, default "gold"
+        Target of the answer task. ``"gold"`` (TinyLLM, and the paper's setting): the gold answer
+        :math:`y_i`. ``"teachers"`` (distillation without gold labels, used by check 1): each teacher's own
+        stated answer, i.e. :math:`\frac{\gamma}{K}\sum_k \mathrm{CE}(a_{i,k} \mid \texttt{"predict: "} x_i)` for the
+        naive loss and :math:`\gamma\,\mathrm{CE}(a^*_i \mid \texttt{"predict: "} x_i)` (the purified rationale's
+        implied answer) for the purified loss.
+    max_steps : int, optional
+        Stop after this many optimiser steps (the data are reshuffled and passed over as often as needed;
+        ``epochs`` is then ignored). For step-matched comparisons of the two losses, whose numbers of
+        examples per question differ (2 against 1 + K).
     lora : bool, default True
     lora_r : int, default 8
     rng : int, default 0
@@ -420,7 +439,10 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
         raise InputError("lora", f"got {lora!r}", "True or False")
     if not isinstance(data, (PurifiedData, MultiTeacherData)):
         raise InputError("data", f"got {type(data).__name__}", "a PurifiedData or a MultiTeacherData")
-    ex, prefixes = _examples(data, loss, gamma, alpha)
+    answers = check_option(answers, "answers", ("gold", "teachers"))
+    if max_steps is not None:
+        max_steps = check_positive_int(max_steps, "max_steps")
+    ex, prefixes = _examples(data, loss, gamma, alpha, answers)
     gen = as_generator(rng)
     t0 = time.perf_counter()
     history = []
@@ -456,11 +478,16 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
         train_mode = lm.model.train
         model_out = lm
     torch.manual_seed(int(gen.integers(0, 2**31 - 1)))
-    for ep in progress(range(epochs), desc=f"distill ({loss})", enabled=None if progress_bar else False):
+    n_ep = epochs if max_steps is None else -(-max_steps // -(-len(ex) // batch_size))
+    steps = 0
+    for ep in progress(range(n_ep), desc=f"distill ({loss})", enabled=None if progress_bar else False):
         train_mode()
         order = gen.permutation(len(ex))
         tot, nb = 0.0, 0
         for s in range(0, len(ex), batch_size):
+            if max_steps is not None and steps >= max_steps:
+                break
+            steps += 1
             b = [ex[j] for j in order[s:s + batch_size]]
             opt.zero_grad()
             L = batch_loss(b)
@@ -478,7 +505,7 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
 
 
 def evaluate_student(student, data, *, grader=None, max_new_tokens=16, max_rationales=None, batch_size=32,
-                     rng=0) -> StudentEvaluation:
+                     prefix=None, rng=0) -> StudentEvaluation:
     r"""Held-out answer accuracy and rationale likelihood of a distilled student.
 
     - accuracy: the greedy ``"predict: "`` output vs the gold answer (``grader(output, gold) -> bool``;
@@ -497,6 +524,10 @@ def evaluate_student(student, data, *, grader=None, max_new_tokens=16, max_ratio
     max_rationales : int, optional
         Score at most this many rationales (a random subset), to bound time.
     batch_size : int, default 32
+    prefix : str, optional
+        Score every rationale under this one prefix (e.g. ``"explain 2: "``, one fixed stream of a naive
+        student), so that students are compared under the same protocol; default: the student's own prefix
+        (the best of its K for a naive multi-teacher student).
     rng : int, default 0
 
     Examples
@@ -511,6 +542,10 @@ def evaluate_student(student, data, *, grader=None, max_new_tokens=16, max_ratio
     import torch
 
     prefixes = student.prefixes if isinstance(student, DistilledStudent) else ["explain: "]
+    if prefix is not None:
+        if not isinstance(prefix, str):
+            raise InputError("prefix", f"got {type(prefix).__name__}", "None or a string such as 'explain 2: '")
+        prefixes = [prefix]
     model = _check_student(student)
     if not isinstance(data, MultiTeacherData):
         raise InputError("data", f"got {type(data).__name__}", "a MultiTeacherData with gold answers (e.g. data.test)")

@@ -281,6 +281,10 @@ def test_distill_bad_input(small):
         distill(st, pur, gamma=-1)
     with pytest.raises(InputError, match="lr"):
         distill(st, pur, lr=0)
+    with pytest.raises(InputError, match="answers"):
+        distill(st, pur, answers="majority")
+    with pytest.raises(InputError, match="max_steps"):
+        distill(st, pur, max_steps=0)
     with pytest.raises(InputError, match="n_heads"):
         distill(Seq2SeqStudent(d_model=10, n_heads=4), pur)
     with pytest.raises(NotFittedError):
@@ -297,5 +301,7 @@ def test_evaluate_bad_input(small):
         evaluate_student(st, small, grader="exact")
     with pytest.raises(InputError, match="max_new_tokens"):
         evaluate_student(st, small, max_new_tokens=0)
+    with pytest.raises(InputError, match="prefix"):
+        evaluate_student(st, small, prefix=2)
     with pytest.raises(InputError, match="student"):
         evaluate_student(_NoTokenizer(), small)

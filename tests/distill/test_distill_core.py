@@ -173,3 +173,57 @@ def test_distill_lora_tiny_lm(world):
     assert st_.history[-1] < st_.history[0]
     ev = evaluate_student(st_, sub, max_new_tokens=3, max_rationales=4)
     assert 0 <= ev.accuracy <= 1 and np.isfinite(ev.rationale_nll)
+
+
+def test_teacher_answer_targets(world):
+    """answers='teachers': the naive answer task holds each teacher's own answer at weight gamma / K; the purified
+    one the purified rationale's implied answer; 'gold' (default) the gold answer once."""
+    from iclr26sci.distill import SingleTeacher
+    from iclr26sci.distill._student import _examples
+
+    _, tr, _ = world
+    sub = tr.subset(np.arange(5))
+    ex, _ = _examples(sub, "naive_multi_teacher", 2.0, 1.0, "teachers")
+    pred = [e for e in ex if e[0].startswith("predict: ")]
+    assert [e[1] for e in pred] == [a for row in sub.teacher_answers for a in row]
+    assert all(e[2] == 2.0 / sub.K for e in pred)
+    p = SingleTeacher(3).purify(sub)
+    ex, _ = _examples(p, "purified", 1.0, 1.0, "teachers")
+    assert [e[1] for e in ex if e[0].startswith("predict: ")] == list(p.implied_answers)
+    ex, _ = _examples(sub, "naive_multi_teacher", 1.0, 1.0, "gold")
+    assert [e[1] for e in ex if e[0].startswith("predict: ")] == list(sub.answers)
+
+
+def test_max_steps_counts_optimiser_steps(world):
+    """max_steps fixes the number of optimiser steps whatever the number of examples (step-matched losses)."""
+    import torch
+
+    _, tr, _ = world
+    sub = tr.subset(np.arange(10))
+    calls = []
+    orig = torch.optim.AdamW.step
+
+    def counting(self, *a, **k):
+        calls.append(1)
+        return orig(self, *a, **k)
+
+    st0 = Seq2SeqStudent(d_model=16, n_heads=2, n_layers=1, ff=32)
+    torch.optim.AdamW.step = counting
+    try:
+        for data, loss in [(OraclePurifier().purify(sub), "purified"), (sub, "naive_multi_teacher")]:
+            calls.clear()
+            distill(st0, data, loss=loss, batch_size=4, max_steps=7, progress_bar=False)
+            assert len(calls) == 7
+    finally:
+        torch.optim.AdamW.step = orig
+
+
+def test_evaluate_fixed_prefix(world):
+    """prefix= scores every rationale under that one prefix; the default for a naive student is the best of K."""
+    _, tr, _ = world
+    sub = tr.subset(np.arange(20))
+    st_ = distill(Seq2SeqStudent(d_model=16, n_heads=2, n_layers=1, ff=32), sub, loss="naive_multi_teacher",
+                  epochs=2, progress_bar=False)
+    best = evaluate_student(st_, sub, max_new_tokens=2).rationale_nll
+    one = [evaluate_student(st_, sub, max_new_tokens=2, prefix=f"explain {k}: ").rationale_nll for k in range(sub.K)]
+    assert best <= min(one) + 1e-6
