@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _methods(nets=("pwc_tiny", "raft_small")):
+def _methods(nets=("pwc_tiny", "raft_small"), pwc_steps=()):
     import validation.opticalflow as vo
     from iclr26sci.opticalflow import classical_flow
 
@@ -38,6 +38,10 @@ def _methods(nets=("pwc_tiny", "raft_small")):
                             "appearance-only (raft_small)": ("appearance", "raft_small")}.items():
         if arch in nets:
             out[name] = vo.trained_model(v, arch)[0].predict
+    # the tiny PWC at longer recipes (same RECIPE, more steps; trained once and cached by the step count)
+    for st in pwc_steps:
+        for name, v in (("DCFlow", "full"), ("DCFlow decoupled only", "decoupled"), ("appearance-only", "appearance")):
+            out[f"{name} (pwc_tiny, {st} steps)"] = vo.trained_model(v, "pwc_tiny", steps=st)[0].predict
     for meth in ("farneback", "dis", "zero"):
         out[{"zero": "identity", "farneback": "Farneback", "dis": "DIS"}[meth]] = \
             (lambda a, b, meth=meth: classical_flow(a, b, meth))
@@ -96,22 +100,24 @@ def _run(methods, pairs):
 
 def _print(title, rows):
     ref = rows.get("Farneback", (0, 0, 0, float("nan")))[3]
-    print(f"\n{title}\n{'method':34s} {'EPE px':>8s} {'SE':>6s} {'F1 %':>7s} {'ms/pair':>8s} {'t/Farneback':>11s}")
+    print(f"\n{title}\n{'method':46s} {'EPE px':>8s} {'SE':>6s} {'F1 %':>7s} {'ms/pair':>8s} {'t/Farneback':>11s}")
     for k, (e, se, f, t) in rows.items():
-        print(f"{k:34s} {e:8.3f} {se:6.3f} {f:7.1f} {t:8.1f} {t / ref:11.2f}")
+        print(f"{k:46s} {e:8.3f} {se:6.3f} {f:7.1f} {t:8.1f} {t / ref:11.2f}")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--nets", default="pwc_tiny,raft_small", help="comma-separated flow networks to include")
+    ap.add_argument("--pwc-steps", default="", help="comma-separated longer step counts of the tiny PWC to add "
+                    "(e.g. 1800; models not yet cached are trained first, several CPU-min each)")
     args = ap.parse_args(argv)
     import torch
 
     from iclr26sci.opticalflow import motorcycle_pair
 
     torch.set_num_threads(1)
-    methods = _methods(tuple(args.nets.split(",")))
+    methods = _methods(tuple(args.nets.split(",")), tuple(int(x) for x in args.pwc_steps.split(",") if x))
     for mod in ("thermal_like", "nir_like", "lut", None):
         mp = motorcycle_pair(mod, width=96)
         _print(f"Middlebury motorcycle, B = {mod or 'grey (intra-modal control)'} (96 x 65, {int(mp.mask.sum())} GT px)",
