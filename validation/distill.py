@@ -106,7 +106,8 @@ def _as_option_text(d):
 # Measured (session 3, quick sizes, 1 thread; docs/distill.md): step-matched, master seeds 0/1/2: acc(1) - acc(4) =
 # +0.125 (SE 0.022) / +0.077 (0.018) / +0.172 (0.018), Spearman -0.6 / -0.2 / -1.0: PASS at all three. Equal epochs
 # (variant "epochs"): -0.452 / -0.403 / -0.295, Spearman +1 / +1 / +0.8: FAIL (the K = 1 student is undertrained).
-# Seeds 3-4 not run. ~150 CPU-s per seed, so it stays full-profile only.
+# Seeds 3/4 (run by the lead): +0.280 (0.020) / +0.300 (0.024), Spearman -1.0 / -0.8: PASS. Broken variant
+# "agreeing" at seed 0: -0.020 (SE 0.017), Spearman 0: FAIL, as it must. ~150 CPU-s per seed: full profile only.
 @check(method="distill", paper=PAPER, slow=True, budget=900,
        guarantee="1 (conflict effect): with TinyLLM's naive multi-teacher loss, adding teachers in decreasing "
                  "quality (K = 1..4) lowers the seq2seq student's held-out accuracy: Spearman(K, acc) < 0 and "
