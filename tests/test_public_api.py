@@ -34,6 +34,16 @@ def _declared():
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BAD_INPUT_EXEMPT"
                                                     for t in node.targets):
                 exempt.update(ast.literal_eval(node.value))
+    # the sweep's case files: Case(id, entry, ...) covers "<pkg>.<entry before any '.'>"
+    for path in TESTS.glob("*/bad_input_cases.py"):
+        pkg = path.parent.name
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case":
+                vals = [a.value for a in node.args[:2] if isinstance(a, ast.Constant)]
+                vals += [k.value.value for k in node.keywords if k.arg == "entry" and isinstance(k.value, ast.Constant)]
+                entry = vals[1] if len(vals) >= 2 else (vals[-1] if vals else None)
+                if isinstance(entry, str):
+                    covered.setdefault(f"{pkg}.{entry.split('.')[0]}", []).append(path.name)
     return covered, exempt
 
 
