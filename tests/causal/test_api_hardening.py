@@ -65,13 +65,12 @@ def test_result_constructors_roundtrip():
     assert "censored" in BreakdownResult(50.0, True, True).summary()
 
 
-def test_import_is_fast_and_light():
-    """`import iclr26sci.causal` loads neither scikit-learn, scipy.stats nor torch (measured in a fresh process)."""
-    code = ("import sys, time; t = time.perf_counter(); import iclr26sci.causal; dt = time.perf_counter() - t; "
-            "print(dt, any(m in sys.modules for m in ('sklearn', 'scipy.stats', 'torch')))")
+def test_import_is_light():
+    """`import iclr26sci.causal` loads neither scikit-learn, scipy.stats nor torch (checked in a fresh process)."""
+    code = ("import sys; import iclr26sci.causal; "
+            "print(any(m in sys.modules for m in ('sklearn', 'scipy.stats', 'torch')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out[1] == "False"
-    assert float(out[0]) < 1.0
+    assert out == ["False"]
 
 
 def test_leggauss_nodes_are_lazy():

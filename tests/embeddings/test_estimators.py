@@ -90,15 +90,7 @@ def test_mismatch_guard_warns_when_weights_concentrate_on_a_far_worse_member(lsa
         assert ens.member_quality(held, warn=False)[1]["far_worse"]
 
 
-def test_import_is_fast_and_lazy():
-    import os
-
-    code = ("import time, sys; t0 = time.perf_counter(); import numpy; t1 = time.perf_counter(); "
-            "import iclr26sci.embeddings; t2 = time.perf_counter(); "
-            "print(t2 - t0, t2 - t1, 'torch' in sys.modules, 'sklearn' in sys.modules)")
+def test_import_is_lazy():
+    code = "import sys; import iclr26sci.embeddings; print('torch' in sys.modules, 'sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    total, own = float(out[0]), float(out[1])
-    assert out[2:] == ["False", "False"]  # the estimators (torch, scikit-learn) load on first use
-    assert own < 0.6, out  # what the package adds on top of numpy
-    loaded = os.getloadavg()[0] > (os.cpu_count() or 1)
-    assert total < 1.0 or loaded, out  # the bound; on an overloaded machine numpy alone can take 0.5 s
+    assert out == ["False", "False"]  # the estimators (torch, scikit-learn) load on first use

