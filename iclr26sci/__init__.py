@@ -11,14 +11,19 @@ import importlib
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("core", "prob", "optim", "games", "causal", "kernels", "embeddings", "imitation")
+#: every sub-package, imported on first attribute access (``iclr26sci.rl`` works after ``import iclr26sci``)
+_SUBPACKAGES = ("core", "prob", "optim", "geom", "nn", "games", "causal", "kernels", "embeddings", "imitation",
+                "adaptation", "rl", "generative", "microsim", "closedloop", "distill", "scene3d", "opticalflow",
+                "agents")
 
 __all__ = ["__version__", *_SUBPACKAGES]
 
 
 def __getattr__(name: str):
     if name in _SUBPACKAGES:
-        return importlib.import_module(f"{__name__}.{name}")
+        mod = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = mod
+        return mod
     raise AttributeError(f"module 'iclr26sci' has no attribute {name!r}")
 
 

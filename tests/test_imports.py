@@ -35,3 +35,17 @@ def test_import_loads_no_heavy_library(mod):
     loaded = set(json.loads(r.stdout.strip().splitlines()[-1]))
     heavy = sorted(h for h in HEAVY if h in loaded and h not in ALLOWED.get(mod, {}))
     assert not heavy, f"`import {mod}` loads {heavy}; import them inside the functions that need them"
+
+
+def test_every_subpackage_is_a_lazy_attribute():
+    """``import iclr26sci; iclr26sci.rl`` works for every sub-package, and ``dir()`` lists them all."""
+    import pathlib
+
+    import iclr26sci
+
+    on_disk = sorted(p.parent.name for p in pathlib.Path(iclr26sci.__file__).parent.glob("*/__init__.py"))
+    assert set(on_disk) <= set(dir(iclr26sci)), sorted(set(on_disk) - set(dir(iclr26sci)))
+    code = ("import sys, iclr26sci; m = iclr26sci.rl; print(m.__name__, 'iclr26sci.rl' in sys.modules, "
+            "'iclr26sci.opticalflow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["iclr26sci.rl", "True", "False"]
