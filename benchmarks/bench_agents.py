@@ -111,6 +111,36 @@ def throughput(pred, bench):
     return W.size / (time.perf_counter() - t0)
 
 
+def throughput_paths(pred, bench):
+    """Pairs/s of predict_proba on fresh workflow objects: cold (texts never embedded in this process), cold with
+    seen texts (new Workflow objects, prompts embedded before: the content-hash cache), and warm (features cached
+    on the workflows). Wall and CPU seconds of each."""
+    import copy
+
+    from iclr26sci.agents import PairSet
+    from iclr26sci.agents import _model
+
+    t = bench.test
+    ws, ts = np.unique(t.w_idx), np.unique(t.t_idx)
+    W, T = np.meshgrid(ws, ts, indexing="ij")
+
+    def fresh():
+        wf = [copy.copy(w) for w in t.workflows]
+        for w in wf:
+            w._cache = {}
+        return PairSet(wf, t.tasks, W.ravel(), T.ravel(), np.zeros(W.size), np.full(W.size, "all", dtype=object))
+
+    out = {}
+    _model._TEXT_CACHE.clear()
+    for name in ("cold", "cold, texts seen", "warm"):
+        big = fresh() if name != "warm" else big
+        w0, c0 = time.perf_counter(), time.process_time()
+        pred.predict_proba(big)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        out[name] = (W.size / wall, W.size / cpu)
+    return W.size, out
+
+
 def methods(text, hidden, epochs, batch_size=256):
     from iclr26sci.agents import AgenticPredictor, GraphBaseline, MultiViewWorkflowEncoder
 
@@ -151,8 +181,26 @@ def main(argv=None):
     ap.add_argument("--fixed-epochs", action="store_true",
                     help="label-ratio curves with --epochs at every ratio (default: epochs x table_ratio / ratio, "
                          "so every ratio gets the optimiser steps of the table's fit)")
+    ap.add_argument("--throughput-only", action="store_true",
+                    help="only the cold / seen-texts / warm prediction throughput of the multi-view predictor")
     a = ap.parse_args(argv)
     import torch
+
+    if a.throughput_only:
+        import os
+
+        from iclr26sci.agents import WorkflowBench
+
+        bench = WorkflowBench.load("smollm2-arith", rng=0, path=a.table, split="workflow")
+        meth, _ = methods(a.text, a.hidden, 1, a.batch_size)
+        pred = meth["multi-view"](0)
+        pred.fit(bench.train, label_ratio=a.table_ratio)
+        n, res = throughput_paths(pred, bench)
+        print(f"load average {os.getloadavg()[0]:.2f}, torch threads {torch.get_num_threads()}, text {a.text}; "
+              f"{n} (workflow, task) pairs; goal >= 1000 pairs/s on the cold path with seen prompts")
+        for k, (pw, pc) in res.items():
+            print(f"  {k:18s} {pw:10.0f} pairs/s (wall)  {pc:10.0f} pairs/s (CPU)")
+        return
 
     from iclr26sci.agents import WorkflowBench, pretrain
 

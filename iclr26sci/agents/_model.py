@@ -18,12 +18,40 @@ VIEWS = ("graph", "code", "prompt")
 
 
 # ------------------------------------------------------------------------------------------ featurisation
+#: MiniLM embeddings of texts seen in this process, keyed by a content hash of the text (bounded, oldest dropped)
+_TEXT_CACHE: dict = {}
+_TEXT_CACHE_MAX = 50_000   # 50k x 384 float32 = 77 MB at most
+
+
+def _text_key(text: str) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
 def _embed(texts, text_encoder, dim):
+    """Rows of text embeddings. MiniLM embeddings are cached by content hash for the life of the process, so a
+    fresh workflow whose prompts, code and tasks were seen before costs no transformer pass (the cold path)."""
+    texts = list(texts)
     if text_encoder == "hash":
         return hash_embed(texts, dim)
     from iclr26sci.nn import embed_texts
 
-    return embed_texts(list(texts))
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    keys = [_text_key(t) for t in texts]
+    rows = {k: _TEXT_CACHE[k] for k in keys if k in _TEXT_CACHE}
+    todo = {}
+    for k, t in zip(keys, texts):
+        if k not in rows and k not in todo:
+            todo[k] = t
+    if todo:
+        for k, row in zip(todo, embed_texts(list(todo.values()))):
+            rows[k] = row
+            if len(_TEXT_CACHE) >= _TEXT_CACHE_MAX:
+                _TEXT_CACHE.pop(next(iter(_TEXT_CACHE)))   # dicts keep insertion order: drop the oldest
+            _TEXT_CACHE[k] = row
+    return np.stack([rows[k] for k in keys])
 
 
 def _features(workflows, text_encoder, dim):
