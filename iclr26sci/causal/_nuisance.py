@@ -15,6 +15,8 @@ estimators can be passed instead.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
 from dataclasses import dataclass, field
 
@@ -164,6 +166,21 @@ class _Constant:
         return np.full(len(X), self.value)
 
 
+#: inside :func:`cross_fit_nuisances`: a dict memo of spline bases fitted on, and applied to, the same arrays, so
+#: the quantile model and the two masked-mean regressions of one arm and fold share one basis and its design
+#: matrices (exactly the same numbers, computed once instead of seven times). None elsewhere.
+_BASIS_MEMO: contextvars.ContextVar = contextvars.ContextVar("iclr26sci_causal_basis_memo", default=None)
+
+
+@contextlib.contextmanager
+def _shared_basis():
+    token = _BASIS_MEMO.set({})
+    try:
+        yield
+    finally:
+        _BASIS_MEMO.reset(token)
+
+
 class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
     """Additive cubic B-spline basis whose number of knots grows like ``n ** (1/5)``.
 
@@ -178,6 +195,19 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
         self.max_knots = max_knots
 
     def fit(self, X, y=None):
+        memo = _BASIS_MEMO.get()
+        if memo is not None and isinstance(X, np.ndarray):   # inside cross-fitting: one basis per training set
+            key = ("fit", id(X), self.scale, self.max_knots, self.extrapolation)
+            hit = memo.get(key)
+            if hit is not None and hit[0] is X:
+                self.__dict__.update(hit[1])
+                return self
+            self._fit(X)
+            memo[key] = (X, {k: v for k, v in self.__dict__.items() if k.endswith("_")})
+            return self
+        return self._fit(X)
+
+    def _fit(self, X):
         from sklearn.preprocessing import SplineTransformer
 
         X = np.asarray(X, float)
@@ -196,6 +226,19 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
+        memo = _BASIS_MEMO.get()
+        if memo is not None and isinstance(X, np.ndarray):   # the same rows through the same fitted basis
+            key = ("transform", id(X), id(self.spl_), tuple(self.smooth_), tuple(self.linear_))
+            hit = memo.get(key)
+            if hit is not None and hit[0] is X and hit[1] is self.spl_:
+                return hit[2]
+            out = self._transform(X)
+            out.flags.writeable = False          # shared between the models of one arm: never written in place
+            memo[key] = (X, self.spl_, out)
+            return out
+        return self._transform(X)
+
+    def _transform(self, X):
         X = np.asarray(X, float)
         parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
         if self.spl_ is not None:
@@ -475,6 +518,23 @@ def _fit_predict_arm(model, Xtr, ytr, Xte, fallback):
     return model.predict(Xte), model.predict(Xtr)
 
 
+def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
+    """The quantile and masked-mean nuisances of one arm in one fold, at every level, written into ``out``."""
+    for lv in levels:
+        qm = nm.make("quantile", level=lv, seed=seed)
+        q_te, q_tr = _fit_predict_arm(qm, Xa, Ya, Xte, lambda y, lv=lv: np.quantile(y, lv))
+        below = Ya <= q_tr
+        WL = np.where(below, Ya - q_tr, 0.0)
+        WU = np.where(below, 0.0, Ya - q_tr)
+        nl_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WL, Xte, np.mean)
+        nu_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WU, Xte, np.mean)
+        q, nl, nu = out[lv]
+        q[te, a] = q_te
+        # masked means have known signs: nu_L <= 0 <= nu_U
+        nl[te, a] = np.minimum(nl_te, 0.0)
+        nu[te, a] = np.maximum(nu_te, 0.0)
+
+
 def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None, rng=None,
                         propensity_clip: float = 0.01, max_clipped_fraction: float = 0.2,
                         propensity=None) -> CrossFitNuisances:
@@ -573,19 +633,8 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
         for a in range(K):
             ma = Atr == a
             Xa, Ya = Xtr[ma], Ytr[ma]
-            for lv in levels:
-                qm = nm.make("quantile", level=lv, seed=seed)
-                q_te, q_tr = _fit_predict_arm(qm, Xa, Ya, Xte, lambda y, lv=lv: np.quantile(y, lv))
-                below = Ya <= q_tr
-                WL = np.where(below, Ya - q_tr, 0.0)
-                WU = np.where(below, 0.0, Ya - q_tr)
-                nl_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WL, Xte, np.mean)
-                nu_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WU, Xte, np.mean)
-                q, nl, nu = out[lv]
-                q[te, a] = q_te
-                # masked means have known signs: nu_L <= 0 <= nu_U
-                nl[te, a] = np.minimum(nl_te, 0.0)
-                nu[te, a] = np.maximum(nu_te, 0.0)
+            with _shared_basis():            # one spline basis per arm and fold, shared by its outcome models
+                _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out)
     if propensity is not None:
         e = propensity.astype(float, copy=True)
     low_any = e.min(axis=1) < propensity_clip
