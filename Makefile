@@ -31,18 +31,20 @@ test-all: setup
 doctest: setup
 	$(PY) -m pytest -q -n 2 $(DOCTEST) iclr26sci
 
-## make report: the quick validation profile of every method -> reports/validation/, then the README's
-## validation summary is rewritten from its results.json. Fails when validate fails (known failures aside)
-## or when the README lacks the summary markers.
+## make report: the quick validation profile (ordinary checks) and the claims profile (each paper's headline
+## claims with their positive controls) of every method, in one run -> reports/validation/ (one index.html,
+## one results.json); then the README's validation summary and claims table are rewritten from its
+## results.json. Fails when validate fails (known failures aside) or when the README lacks the markers.
 report: setup
 	@rm -f $(REPORT)/results.json; rc=0; \
-	$(PY) -m iclr26sci.cli validate --profile quick --out $(REPORT) || rc=$$?; \
+	$(PY) -m iclr26sci.cli validate --profile quick,claims --out $(REPORT) || rc=$$?; \
 	if [ -f $(REPORT)/results.json ]; then \
 	    $(PY) scripts/readme_summary.py --results $(REPORT)/results.json --readme README.md || exit $$?; \
 	fi; \
 	if [ $$rc -ne 0 ]; then echo "make report: validate failed (exit $$rc); see $(REPORT)/index.html" >&2; fi; \
 	exit $$rc
 
+## make report-full: the paper-scale run: every check, [slow] ones and claims included, at the full size
 report-full: setup
 	$(PY) -m iclr26sci.cli validate --profile full --out reports/validation-full
 

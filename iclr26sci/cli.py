@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
                     "write results.json, report.md and index.html (and seeds.json/seeds.md with --seeds) to --out.",
         epilog="verdicts: PASS; FAIL; FAIL (known) = declared in validation/known_failures.toml with its reason;\n"
                "XPASS = declared but passed (remove the declaration).\n"
+               "claim checks (tier claim): reproduced (PASS) / not reproduced (FAIL, or FAIL (known) if declared) /\n"
+               "inconclusive (FAIL, never declarable); a failed positive control fails the claim.\n"
                "exit status: 0 when every check passes or fails only as declared, at every seed;\n"
                "1 on any other failure, an XPASS or a declaration that names no check;\n"
                "2 on bad arguments or a malformed known_failures.toml.\n"
@@ -49,8 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--only", nargs="+", metavar="METHOD",
                    help="methods to validate, one or more of: " + ", ".join(methods) + "; or single checks as "
                         "METHOD.CHECK, e.g. kernels.t6_few_shot (see `iclr26sci list`) (default: all)")
-    v.add_argument("--profile", choices=["quick", "full"], default="quick",
-                   help="simulation size: quick (CI, minutes) or full (paper scale)")
+    v.add_argument("--profile", default="quick", metavar="PROFILE",
+                   help="quick: the ordinary checks at CI size ([slow] ones are listed as not run); claims: only "
+                        "the claim checks (each paper's headline claims with their positive controls) at CI size; "
+                        "full: every check, slow and claims included, at paper scale; several joined by ',' run "
+                        "into one report, e.g. quick,claims (what make report runs)")
     v.add_argument("--executor", choices=["local", "dask"], default="local",
                    help="local: checks one after another in this process; dask: one task per check on a "
                         "dask.distributed cluster")
@@ -85,7 +90,7 @@ def main(argv=None) -> int:
             mine = [s for s in specs if s.method == m]
             print(f"{m}  ({len(mine)} checks)  {title}")
             for s in mine:
-                print(f"    {s.name}{' [slow]' if s.slow else ''} (budget {s.budget:g} s): {s.guarantee}")
+                print(f"    {s.name}{s.tags} (budget {s.budget:g} s): {s.guarantee}")
         return 0
     if args.command == "data":
         from data_adapters import ADAPTERS
@@ -99,7 +104,7 @@ def main(argv=None) -> int:
 def _validate(args) -> int:
     from iclr26sci.core import InputError
     from validation.registry import METHODS, apply_known_failures, load_checks, load_known_failures, methods_of, \
-        parse_seeds
+        parse_profiles, parse_seeds
 
     if args.scheduler and args.executor != "dask":
         print("error: --scheduler needs --executor dask", file=sys.stderr)
@@ -117,6 +122,7 @@ def _validate(args) -> int:
         return 2
     try:
         seeds = parse_seeds(args.seeds) if args.seeds is not None else [args.seed]
+        profiles = parse_profiles(args.profile)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -125,8 +131,8 @@ def _validate(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from validation.report import environment, run_validation, seed_table_text, set_threads, slowest_text, \
-        write_report
+    from validation.report import environment, not_run_console, run_validation, seed_table_text, set_threads, \
+        slowest_text, write_report
 
     set_threads(args.threads)
     t0 = time.perf_counter()
@@ -137,12 +143,12 @@ def _validate(args) -> int:
             print(f"error: {e}", file=sys.stderr)
         if errors:
             return 1
-        records = run_validation(args.only, args.profile, seeds[0], args.executor, args.scheduler, args.workers,
+        records = run_validation(args.only, ",".join(profiles), seeds[0], args.executor, args.scheduler, args.workers,
                                  seeds=seeds, known=known, threads=args.threads)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    env = environment(seeds[0], args.profile, args.executor, seeds=seeds, threads=args.threads)
+    env = environment(seeds[0], ",".join(profiles), args.executor, seeds=seeds, threads=args.threads)
     env["only"] = list(args.only) if args.only else None
     env["wall_seconds"] = round(time.perf_counter() - t0, 2)
     summary = write_report(records, args.out, env)
@@ -150,13 +156,17 @@ def _validate(args) -> int:
         print(slowest_text(records, env=env))
     if len(seeds) > 1:
         print(seed_table_text(records))
+    nr = not_run_console(getattr(records, "not_run", []))
+    if nr:
+        print(nr)
     for r in records:
         if r.get("status") == "XPASS":
             print(f"XPASS: {r['method']}.{r['name']} (seed {r['seed']}) is declared a known failure but passed; "
                   "remove its declaration from validation/known_failures.toml", file=sys.stderr)
     s = summary
     extra = "".join([f", {s['known_failures']} known failure(s)" if s["known_failures"] else "",
-                     f", {s['failed']} FAILED" if s["failed"] else "", f", {s['xpass']} XPASS" if s["xpass"] else ""])
+                     f", {s['failed']} FAILED" if s["failed"] else "", f", {s['xpass']} XPASS" if s["xpass"] else "",
+                     f", {s['not_run_slow']} not run (slow)" if s.get("not_run_slow") else ""])
     seeds_txt = f" at seed {seeds[0]}" + (f" (seeds {args.seeds} run: {len(s.get('unstable', []))} check(s) "
                                           f"change verdict)" if len(seeds) > 1 else "")
     print(f"{s['passed']}/{s['checks']} checks passed{extra}{seeds_txt} in {env['wall_seconds']:.1f} s; "

@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = ["check", "CheckResult", "Criterion", "Profile", "REGISTRY", "METHODS", "load_checks", "run_check", "CheckSpec",
            "KNOWN_FAILURES_PATH", "STATUSES", "load_known_failures", "apply_known_failures", "parse_seeds",
-           "deciding_criterion", "methods_of"]
+           "deciding_criterion", "methods_of", "PROFILES", "SHARED_LAYERS", "PAPER_METHODS", "runs_at", "not_run",
+           "parse_profiles"]
 
 #: method key -> (module holding its checks, one-line title)
 METHODS: dict[str, tuple[str, str]] = {
@@ -50,25 +51,50 @@ METHODS: dict[str, tuple[str, str]] = {
 }
 
 
+#: method keys that are shared layers, not papers (no claims row in the README's claims table)
+SHARED_LAYERS = ("prob", "geom", "geom_world", "nn")
+#: the 19 paper methods: every one gets at least one row in the claims table
+PAPER_METHODS = tuple(m for m in METHODS if m not in SHARED_LAYERS)
+
+#: the profiles: ``quick`` (CI: the ordinary checks, slow ones listed as not run), ``claims`` (CI: the claim
+#: checks only, at the quick size), ``full`` (paper scale: every check, slow and claims included, at the full size)
+PROFILES = ("quick", "claims", "full")
+
+
 @dataclass(frozen=True)
 class Profile:
-    """Size of a validation run: ``quick`` (CI, minutes) or ``full`` (paper scale)."""
+    """Size and selection of a validation run.
+
+    ``quick``: the ordinary checks at their small size (CI); ``[slow]`` checks and claim checks do not run.
+    ``claims``: only the claim checks (tier ``"claim"``), at the small size; ``[slow]`` claims do not run.
+    ``full``: every check (ordinary, slow and claims) at the paper-scale size.
+
+    :meth:`pick` returns its ``quick`` argument at the quick and claims profiles and its ``full`` argument
+    at the full profile; :attr:`size` is ``"quick"`` or ``"full"`` accordingly (use it, not :attr:`name`,
+    to key a cache by size).
+    """
 
     name: str = "quick"
 
     def __post_init__(self):
-        if self.name not in ("quick", "full"):
+        if self.name not in PROFILES:
             from iclr26sci.core import InputError
 
-            raise InputError("profile", f"got {self.name!r}", "'quick' or 'full'")
+            raise InputError("profile", f"got {self.name!r}", "'quick', 'claims' or 'full'")
 
     @property
     def quick(self) -> bool:
-        return self.name == "quick"
+        """True at the small size (the quick and the claims profile)."""
+        return self.name != "full"
+
+    @property
+    def size(self) -> str:
+        """``"quick"`` or ``"full"``: the simulation size of this profile."""
+        return "full" if self.name == "full" else "quick"
 
     def pick(self, quick: Any, full: Any) -> Any:
-        """Return ``quick`` or ``full`` according to the profile."""
-        return quick if self.name == "quick" else full
+        """Return ``quick`` (quick and claims profiles) or ``full`` (full profile)."""
+        return full if self.name == "full" else quick
 
 
 _OPS = {"<=": np.less_equal, ">=": np.greater_equal, "<": np.less, ">": np.greater}
@@ -183,10 +209,24 @@ class CheckSpec:
     slow: bool = False
     #: wall-clock budget of the quick profile on 2 cores, in seconds (the report flags overruns)
     budget: float = 60.0
+    #: "check" (ordinary) or "claim" (a paper's headline claim, see validation.claims)
+    kind: str = "check"
+    #: a claim check's statement: claim, paper_number, paper_setting, regime, control, test, alpha
+    claim: dict | None = None
 
     @property
     def key(self) -> str:
         return f"{self.method}.{self.name}"
+
+    @property
+    def tier(self) -> str:
+        """``"claim"``, ``"slow"`` or ``"check"`` (a slow claim is a claim)."""
+        return "claim" if self.kind == "claim" else ("slow" if self.slow else "check")
+
+    @property
+    def tags(self) -> str:
+        """The tags shown by ``iclr26sci list``: ``[claim]``, ``[slow]`` or both."""
+        return "".join(t for t, on in ((" [claim]", self.kind == "claim"), (" [slow]", self.slow)) if on)
 
     def seed(self, master_seed: int) -> np.random.SeedSequence:
         """Per-check seed: the master seed mixed with a stable hash of the check's key."""
@@ -262,14 +302,75 @@ def methods_of(only: list[str] | None) -> list[str]:
     return out
 
 
+def runs_at(spec: CheckSpec, profile: Profile | str) -> bool:
+    """Whether ``spec`` runs at ``profile``: quick runs the ordinary non-slow checks, claims the non-slow
+    claim checks, full everything."""
+    name = profile.name if isinstance(profile, Profile) else str(profile)
+    if name == "full":
+        return True
+    if spec.slow:
+        return False
+    return (spec.kind == "claim") == (name == "claims")
+
+
+def not_run_reason(spec: CheckSpec, profiles: list[str]) -> str:
+    """Why ``spec`` did not run at any of ``profiles``: ``"slow"``, ``"claim"`` or ``"not a claim"``."""
+    if spec.slow:
+        return "slow"
+    return "claim" if spec.kind == "claim" else "not a claim"
+
+
+def not_run(specs: list[CheckSpec], ran: set[str], profiles: list[str]) -> list[dict]:
+    """The selected checks that ran at none of ``profiles``: ``{check, method, name, tier, reason}`` each.
+
+    ``reason`` is ``"slow"`` (a ``[slow]`` check or claim: runs only at the full profile), ``"claim"`` (a
+    claim check: runs at the claims and full profiles) or ``"not a claim"`` (an ordinary check skipped by
+    the claims profile).
+
+    Examples
+    --------
+    >>> s = CheckSpec("prob", "x", "g", "-", func=None, slow=True)
+    >>> not_run([s], set(), ["quick"])[0]["reason"]
+    'slow'
+    """
+    return [{"check": s.key, "method": s.method, "name": s.name, "tier": s.tier, "guarantee": s.guarantee,
+             "reason": not_run_reason(s, profiles)} for s in specs if s.key not in ran]
+
+
+def parse_profiles(text: str) -> list[str]:
+    """Parse ``--profile``: one profile or several joined by ``,`` or ``+`` (``"quick,claims"``), in order.
+
+    Examples
+    --------
+    >>> parse_profiles("quick,claims")
+    ['quick', 'claims']
+    """
+    from iclr26sci.core import InputError
+
+    out: list[str] = []
+    for part in str(text).replace("+", ",").split(","):
+        part = part.strip()
+        if part not in PROFILES:
+            raise InputError("--profile", f"got {part!r} in {text!r}",
+                             "quick, claims or full, or several joined by ',' (e.g. 'quick,claims')")
+        if part not in out:
+            out.append(part)
+    if not out:
+        raise InputError("--profile", f"got {text!r}", "quick, claims or full")
+    return out
+
+
 def run_check(spec: CheckSpec, profile: Profile, master_seed: int = 0) -> dict:
     """Run one check and return its record (never raises: an exception is a failed check)."""
     rng = np.random.default_rng(spec.seed(master_seed))
     t0 = time.perf_counter()
     error = None
+    claim_rec = None
     try:
         res = spec.func(profile, rng)
-        if not isinstance(res, CheckResult):
+        if spec.kind == "claim":
+            res, claim_rec = _claim_to_check(spec, res)
+        elif not isinstance(res, CheckResult):
             raise TypeError(f"check {spec.key} returned {type(res).__name__}, expected CheckResult")
     except Exception as exc:  # a crashing check is reported as failed, with its error
         import traceback
@@ -310,9 +411,38 @@ def run_check(spec: CheckSpec, profile: Profile, master_seed: int = 0) -> dict:
         "seed": int(master_seed),
         "status": "PASS" if res.passed else "FAIL",
         "known_failure": None,
+        "tier": spec.tier,
     }
+    if spec.kind == "claim":
+        rec["claim"] = {**(spec.claim or {}), **(claim_rec or {"verdict": "inconclusive", "control_passed": False,
+                                                               "passed": False, "effect": None, "control_effect": None,
+                                                               "reason": "the claim check raised an exception"})}
     rec["deciding"] = deciding_criterion(rec)
     return rec
+
+
+def _claim_to_check(spec: CheckSpec, res) -> tuple[CheckResult, dict]:
+    """A claim check's ClaimResult as a CheckResult (criteria: the effect's bound, the control's bound and power)
+    plus the claim's verdict record (see validation.claims.evaluate_claim). Raises on a missing control."""
+    from .claims import POWER_TARGET, ClaimResult, evaluate_claim
+
+    if not isinstance(res, ClaimResult):
+        raise TypeError(f"claim check {spec.key} returned {type(res).__name__}, expected ClaimResult")
+    alpha = float((spec.claim or {}).get("alpha", 0.05))
+    ev = evaluate_claim(res, alpha)
+    eff, ctl = ev["effect"], ev["control_effect"]
+    cmp_ = ">" if eff["direction"] == "greater" else "<"
+    ccmp = ">" if ctl["direction"] == "greater" else "<"
+    nanf = float("nan")
+    crit = [Criterion(f"claim: one-sided {1 - alpha:.0%} bound of the effect ({ev['verdict']})", eff["bound"], 0.0,
+                      cmp_, passed=ev["verdict"] == "reproduced"),
+            Criterion("positive control: one-sided bound of its effect", ctl["bound"], 0.0, ccmp,
+                      passed=ctl["verdict"] == "reproduced"),
+            Criterion("positive control: power at its min effect", ctl["power"] if ctl["power"] is not None else nanf,
+                      POWER_TARGET, ">=")]
+    cr = CheckResult(statistic=eff["estimate"], threshold=0.0, comparison=cmp_, passed=ev["passed"], criteria=crit,
+                     table=res.table, figure=res.figure, details=res.details, extra=res.extra)
+    return cr, ev
 
 
 def deciding_criterion(rec: dict) -> dict:
@@ -412,7 +542,9 @@ def apply_known_failures(records: list[dict], known: dict[str, dict], methods=No
     Status: ``PASS``; ``FAIL``; ``FAIL (known)`` (declared and failed; ``known_failure`` holds the
     reason and date); ``XPASS`` (declared but passed: the declaration must be removed, so the run
     fails). A check that raised an exception is ``FAIL`` even when declared: the declaration covers
-    the claim, not a crash. The errors are declarations whose method is in ``methods`` (all
+    the claim, not a crash. A claim check is ``FAIL (known)`` only when its verdict is "not reproduced" (a
+    powered null) and its positive control passed; a declared claim that is inconclusive or whose control
+    failed is a plain ``FAIL`` with ``declaration_refused`` saying why. The errors are declarations whose method is in ``methods`` (all
     registered methods when None) but whose key names no registered check.
     """
     for rec in records:
@@ -424,8 +556,19 @@ def apply_known_failures(records: list[dict], known: dict[str, dict], methods=No
             rec["status"] = "PASS" if rec["passed"] else "FAIL"
         elif rec["passed"]:
             rec["status"] = "XPASS"
+        elif rec.get("error"):
+            rec["status"] = "FAIL"
+        elif rec.get("claim") is not None and not (rec["claim"].get("verdict") == "not reproduced"
+                                                   and rec["claim"].get("control_passed")):
+            # only a powered null with a passing control may be declared: an inconclusive claim (or one whose
+            # control failed) is a plain FAIL until the experiment is made powered
+            rec["status"] = "FAIL"
+            rec["declaration_refused"] = (
+                f"declared a known failure, but the claim is {rec['claim'].get('verdict')}"
+                + ("" if rec["claim"].get("control_passed") else " and its positive control failed")
+                + ": only a powered null ('not reproduced' with a passing control) may be declared")
         else:
-            rec["status"] = "FAIL" if rec.get("error") else "FAIL (known)"
+            rec["status"] = "FAIL (known)"
     methods = set(METHODS) if methods is None else set(methods)
     errors = []
     for key in known:

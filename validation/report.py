@@ -18,11 +18,12 @@ import sys
 from datetime import datetime, timezone
 from functools import partial
 
-from .registry import METHODS, UNREPORTED, Profile, apply_known_failures, deciding_criterion, load_checks, load_known_failures, \
-    run_check
+from .registry import METHODS, PAPER_METHODS, UNREPORTED, Profile, apply_known_failures, deciding_criterion, load_checks, \
+    load_known_failures, run_check, runs_at
 
 __all__ = ["run_validation", "write_report", "environment", "set_threads", "threads_info", "inspect_figure",
-           "render_figure", "summarize", "seed_table", "slowest", "verdict_text"]
+           "render_figure", "summarize", "seed_table", "slowest", "verdict_text", "plan_jobs", "not_run_console",
+           "fmt_effect", "claim_verdict_text", "Records"]
 
 #: rows of a check's table shown in index.html / report.md before truncation (results.json keeps all)
 HTML_ROWS, MD_ROWS = 30, 30
@@ -358,11 +359,42 @@ def _run_one(key: str, profile_name: str, seed: int, methods: list[str], threads
     return _finish(run_check(specs[key], Profile(profile_name), seed), keep_figure)
 
 
+class Records(list):
+    """The records of a run (a list), with ``not_run``: the selected checks that ran at none of its profiles."""
+
+    not_run: list = []
+
+
+def plan_jobs(specs, profiles: list[str], named=frozenset()) -> tuple[list, list[dict]]:
+    """Which check runs at which profile: ``([(spec, profile), ...], not_run)``.
+
+    Each check runs at most once, at the first profile of ``profiles`` that runs it (see
+    :func:`validation.registry.runs_at`). A check named explicitly (``--only method.check``) runs even when
+    slow, at the first profile of its tier (or the first profile). ``not_run`` lists the others with the reason.
+    """
+    from .registry import not_run as _not_run
+
+    jobs, ran = [], set()
+    for s in specs:
+        prof = next((p for p in profiles if runs_at(s, p)), None)
+        if prof is None and s.key in named:
+            prof = next((p for p in profiles if p == "full" or (s.kind == "claim") == (p == "claims")), profiles[0])
+        if prof is not None:
+            jobs.append((s, prof))
+            ran.add(s.key)
+    return jobs, _not_run(specs, ran, profiles)
+
+
 def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor: str = "local",
                    scheduler: str | None = None, n_workers: int | None = None, log=print, *,
                    seeds: list[int] | None = None, known: dict | None = None, threads: int | None = None,
                    progress_bar: bool | None = None) -> list[dict]:
     """Run the checks of ``methods`` (all when None) and return their records in registry order.
+
+    ``profile`` is one profile name or several joined by ``,`` (``"quick,claims"``: the ordinary checks at
+    the quick profile, then the claim checks at the claims profile, into one list; each record carries its
+    ``profile``). The returned list has an attribute ``not_run``: the selected checks that ran at none of
+    the profiles (``[slow]`` checks at quick, ordinary checks at claims), with the reason.
 
     ``executor="local"`` runs the checks one after another in this process
     (each check may itself use all cores); ``"dask"`` sends each check to a
@@ -375,19 +407,23 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
     """
     from iclr26sci.core import progress, progress_enabled
 
-    prof = Profile(profile)
+    from .registry import parse_profiles
+
+    profiles = parse_profiles(profile) if isinstance(profile, str) else list(profile)
+    profs = {p: Profile(p) for p in profiles}
     seeds = [seed] if not seeds else list(seeds)
     known = load_known_failures() if known is None else known
     named = {k for k in (methods or []) if "." in k}   # a check named explicitly runs even when slow
-    specs = [s for s in load_checks(methods) if not (s.slow and prof.quick) or s.key in named]
-    mlist = sorted({s.method for s in specs})
-    jobs = [(s, sd) for s in specs for sd in seeds]
+    plan, skipped = plan_jobs(load_checks(methods), profiles, named)
+    mlist = sorted({s.method for s, _ in plan} | {k.split(".", 1)[0] for k in (methods or [])})
+    jobs = [(s, p, sd) for s, p in plan for sd in seeds]
     enabled = progress_enabled() if progress_bar is None else progress_bar
     if enabled and log is print:
         from tqdm.auto import tqdm
 
         log = tqdm.write
-    records: list[dict] = []
+    records = Records()
+    records.not_run = skipped
 
     def done(rec):
         apply_known_failures([rec], known)
@@ -404,8 +440,8 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
                                    dashboard_address=None)
             client = Client(cluster)
         try:
-            futs = [client.submit(partial(_run_one, profile_name=profile, seed=sd, methods=mlist, threads=threads,
-                                          keep_figure=sd == seeds[0]), s.key, pure=False) for s, sd in jobs]
+            futs = [client.submit(partial(_run_one, profile_name=p, seed=sd, methods=mlist, threads=threads,
+                                          keep_figure=sd == seeds[0]), s.key, pure=False) for s, p, sd in jobs]
             for fut in progress(futs, desc="validate", total=len(futs), enabled=enabled):
                 done(fut.result())
         finally:
@@ -413,8 +449,8 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
             if cluster is not None:
                 cluster.close()
     else:
-        for s, sd in progress(jobs, desc="validate", total=len(jobs), enabled=enabled):
-            done(_finish(run_check(s, prof, sd), keep_figure=sd == seeds[0]))
+        for s, p, sd in progress(jobs, desc="validate", total=len(jobs), enabled=enabled):
+            done(_finish(run_check(s, profs[p], sd), keep_figure=sd == seeds[0]))
     return records
 
 
@@ -469,6 +505,11 @@ def _line(rec: dict, multi_seed: bool = False) -> str:
         if status == "XPASS" else ""
     out = [f"[{status}] {rec['method']}.{rec['name']}{seed}: {_num(d['statistic'])} {_thr(d)}{name}"
            f"  ({rec['seconds']:.1f}s){over}{err}{known}{xpass}"]
+    if rec.get("claim") and not rec.get("error"):
+        c = rec["claim"]
+        out.append(f"      claim {claim_verdict_text(rec)}: ours {fmt_effect(c.get('effect'))}; "
+                   f"control {fmt_effect(c.get('control_effect'))}")
+        return "\n".join(out)
     for c in rec.get("criteria") or []:
         out.append(f"      - {c['name']}: {_num(c['statistic'])} {_thr(c)}  {'PASS' if c['passed'] else 'FAIL'}")
     return "\n".join(out)
@@ -549,8 +590,10 @@ def _over_budget(rec: dict) -> bool:
 # --------------------------------------------------------------------------------------------------
 # summaries
 
-def summarize(records: list[dict], declaration_errors: list[str] | None = None) -> dict:
-    """Counts of a run: checks, passed, known failures, failed, xpass, seconds, ``ok``.
+def summarize(records: list[dict], declaration_errors: list[str] | None = None, not_run: list[dict] | None = None) -> dict:
+    """Counts of a run: checks, passed, known failures, failed, xpass, seconds, ``ok``; ``not_run`` (the
+    selected checks that did not run at this profile), ``not_run_slow`` (the ``[slow]`` ones, listed by key in
+    ``not_run_slow_checks``) and ``claims`` (claim checks by verdict).
 
     With several seeds the counts are those of the first seed; ``ok`` (the run's verdict:
     no unexpected failure, no XPASS, no declaration error, at least one check) covers every seed,
@@ -568,6 +611,19 @@ def summarize(records: list[dict], declaration_errors: list[str] | None = None) 
                "failing": [f"{r['method']}.{r['name']}" for r in main if _status(r) in ("FAIL", "XPASS")],
                "known": [f"{r['method']}.{r['name']}" for r in main if _status(r) == "FAIL (known)"]}
     summary["ok"] = bool(main) and "FAIL" not in all_st and "XPASS" not in all_st and not summary["declaration_errors"]
+    nr = list(not_run or [])
+    summary["not_run"] = len(nr)
+    summary["not_run_slow"] = sum(1 for x in nr if x.get("reason") == "slow")
+    summary["not_run_slow_checks"] = [x["check"] for x in nr if x.get("reason") == "slow"]
+    cl = [r for r in main if r.get("claim")]
+    summary["claims"] = {"checks": len(cl),
+                         "reproduced": sum(1 for r in cl if r["claim"].get("verdict") == "reproduced"
+                                           and r["claim"].get("control_passed")),
+                         "not reproduced": sum(1 for r in cl if r["claim"].get("verdict") == "not reproduced"
+                                               and r["claim"].get("control_passed")),
+                         "inconclusive": sum(1 for r in cl if r["claim"].get("verdict") == "inconclusive"
+                                             and r["claim"].get("control_passed")),
+                         "control failed": sum(1 for r in cl if not r["claim"].get("control_passed"))}
     if len(seeds) > 1:
         tab = seed_table(records)
         summary["seeds"] = seeds
@@ -713,9 +769,15 @@ def _anchor(rec: dict) -> str:
     return f"{rec['method']}.{rec['name']}"
 
 
-def write_report(records: list[dict], out: str, env: dict, declaration_errors: list[str] | None = None) -> dict:
+def write_report(records: list[dict], out: str, env: dict, declaration_errors: list[str] | None = None,
+                 not_run: list[dict] | None = None) -> dict:
     """Write ``results.json``, ``report.md``, ``index.html`` and the PNG figures under ``out``
     (and ``seeds.json`` / ``seeds.md`` when the records come from several master seeds).
+
+    ``not_run`` (default: ``records.not_run`` when the records come from :func:`run_validation`) lists the
+    selected checks that did not run at this profile; every report lists them ("not run (slow)").
+    ``results.json`` holds ``summary``, ``environment``, ``checks``, ``not_run``, ``methods`` (key -> title)
+    and ``paper_methods`` (the 19 methods that each get a row in the README's claims table).
 
     Returns the run's summary (see :func:`summarize`).
     """
@@ -735,9 +797,12 @@ def write_report(records: list[dict], out: str, env: dict, declaration_errors: l
             with open(path, "wb") as fh:
                 fh.write(base64.b64decode(rec["figure_png"]))
             rec["figure"] = os.path.relpath(path, out)
-    summary = summarize(records, declaration_errors)
+    if not_run is None:
+        not_run = list(getattr(records, "not_run", None) or [])
+    summary = summarize(records, declaration_errors, not_run)
     plain = [{k: v for k, v in r.items() if k != "figure_png"} for r in main]
-    doc = {"summary": summary, "environment": env, "checks": plain}
+    doc = {"summary": summary, "environment": env, "checks": plain, "not_run": not_run,
+           "methods": {k: v[1] for k, v in METHODS.items()}, "paper_methods": list(PAPER_METHODS)}
     if multi:
         tab = seed_table(records)
         doc["seeds"] = tab
@@ -766,9 +831,9 @@ def write_report(records: list[dict], out: str, env: dict, declaration_errors: l
         r["_fail_seeds"] = fail_seeds[_anchor(r)]
         (bad if _status(r) in ("FAIL", "XPASS") else known).append(r)
     with open(os.path.join(out, "report.md"), "w") as fh:
-        fh.write("\n".join(_report_md(records, main, by_method, bad, known, summary, env, multi)) + "\n")
+        fh.write("\n".join(_report_md(records, main, by_method, bad, known, summary, env, multi, not_run)) + "\n")
     with open(os.path.join(out, "index.html"), "w") as fh:
-        fh.write("\n".join(_report_html(records, main, by_method, bad, known, summary, env, multi)))
+        fh.write("\n".join(_report_html(records, main, by_method, bad, known, summary, env, multi, not_run)))
     return summary
 
 
@@ -795,6 +860,8 @@ def _headline(summary: dict, env: dict) -> str:
         parts.append(f"{s['failed']} FAILED")
     if s["xpass"]:
         parts.append(f"{s['xpass']} XPASS")
+    if s.get("not_run_slow"):
+        parts.append(f"{s['not_run_slow']} not run (slow)")
     seed = (f"seed {s['seeds'][0]} in detail; verdicts for seeds {', '.join(map(str, s['seeds']))} in the seed table"
             if s.get("seeds") else f"seed {env['seed']}")
     thr = (env.get("threads") or {}).get("requested")
@@ -852,13 +919,117 @@ def _seeds_md(tab: dict) -> list[str]:
     return md
 
 
-def _report_md(records, main, by_method, bad, known, summary, env, multi) -> list[str]:
+# --------------------------------------------------------------------------------------------------
+# claims and checks not run
+
+def fmt_effect(e: dict | None, with_power: bool = True) -> str:
+    """``estimate [lo, hi]`` (the ``1 - 2 alpha`` interval) with p and power, for a claim's effect summary."""
+    if not e:
+        return "-"
+    lvl = e.get("ci_level")
+    out = f"{_num(e['estimate'])} [{_num(e['ci'][0])}, {_num(e['ci'][1])}]"
+    extra = []
+    if lvl:
+        extra.append(f"{lvl:.0%} CI")
+    if e.get("p_value") is not None:
+        extra.append(f"p {_num(e['p_value'])}")
+    if with_power and e.get("power") is not None:
+        extra.append(f"power {_num(e['power'])} at {_num(e['min_effect'])}")
+    return out + (f" ({', '.join(extra)})" if extra else "")
+
+
+def claim_verdict_text(rec: dict) -> str:
+    """The claim's verdict in words: reproduced / not reproduced / inconclusive / control failed (+ known)."""
+    c = rec.get("claim") or {}
+    if rec.get("error"):
+        return "error (the check raised)"
+    if not c.get("control_passed"):
+        return "control failed: the experiment cannot see the effect"
+    v = c.get("verdict", "?")
+    return v + (" (known)" if _status(rec) == "FAIL (known)" else "")
+
+
+def _claim_rows(main: list[dict]) -> list[dict]:
+    rows = []
+    for r in main:
+        c = r.get("claim")
+        if not c:
+            continue
+        rows.append({"check": _anchor(r), "claim": c.get("claim", r["guarantee"]),
+                     "paper_number": (c.get("paper_setting", "") + ": " if c.get("paper_setting") else "")
+                     + c.get("paper_number", ""),
+                     "ours": fmt_effect(c.get("effect")), "positive control": fmt_effect(c.get("control_effect")),
+                     "verdict": claim_verdict_text(r), "status": _status(r)})
+    return rows
+
+
+def _not_run_text(not_run) -> tuple[list[str], int]:
+    """(keys of the slow checks not run, count of the other checks not run)."""
+    slow = [x["check"] for x in not_run if x.get("reason") == "slow"]
+    return slow, len(not_run) - len(slow)
+
+
+def not_run_console(not_run) -> str:
+    """Console lines listing the checks that did not run at this profile (empty when none)."""
+    slow, other = _not_run_text(not_run or [])
+    lines = []
+    if slow:
+        lines.append(f"not run (slow): {len(slow)} check(s), run them with --profile full or --only METHOD.CHECK: "
+                     + ", ".join(slow))
+    kinds = {}
+    for x in not_run or []:
+        if x.get("reason") != "slow":
+            kinds[x["reason"]] = kinds.get(x["reason"], 0) + 1
+    for k, n in kinds.items():
+        lines.append(f"not run at this profile ({'claim checks: --profile claims' if k == 'claim' else 'ordinary checks: --profile quick'}): {n}")
+    return "\n".join(lines)
+
+
+def _claim_detail_rows(c: dict) -> list[tuple[str, str, str]]:
+    e, k = c.get("effect") or {}, c.get("control_effect") or {}
+
+    def g(d, key, fmt=_num):
+        v = d.get(key)
+        return "-" if v is None else fmt(v)
+
+    ci = lambda d: f"[{_num(d['ci'][0])}, {_num(d['ci'][1])}]" if d.get("ci") else "-"  # noqa: E731
+    return [("what", e.get("what", "") or "-", k.get("what", "") or "-"),
+            ("estimate", g(e, "estimate"), g(k, "estimate")), ("SE", g(e, "se"), g(k, "se")),
+            (f"{e.get('ci_level', 0.9):.0%} interval", ci(e), ci(k)),
+            ("one-sided bound (claimed direction: " + str(e.get("direction", "greater")) + ")", g(e, "bound"),
+             g(k, "bound")),
+            ("p-value (one-sided)", g(e, "p_value"), g(k, "p_value")),
+            ("smallest effect of interest", g(e, "min_effect"), g(k, "min_effect")),
+            ("power at it", g(e, "power"), g(k, "power")), ("n", g(e, "n", str), g(k, "n", str)),
+            ("verdict", g(e, "verdict", str), g(k, "verdict", str) + (" (passes)" if c.get("control_passed")
+                                                                       else " (FAILS: needs reproduced, power >= 0.8)"))]
+
+
+def _report_md(records, main, by_method, bad, known, summary, env, multi, not_run=()) -> list[str]:
     seeds = _seeds_of(records)
     md = [f"# iclr26sci validation report ({env['profile']} profile)", "", _headline(summary, env), "",
           f"**{verdict_text(summary)}**", "",
           "| method | checks | passed | known failures | failed | XPASS | seconds |", "|---|---|---|---|---|---|---|"]
     for m, n, p, k, f, x, sec in _method_rows(by_method):
         md.append(f"| {m} | {n} | {p} | {k} | {f} | {x} | {sec:.1f} |")
+    crows = _claim_rows(main)
+    if crows:
+        md += ["", "## Claims", "", "Each claim with its positive control (the same experiment with the paper's mechanism "
+               "made to matter); intervals at the one-sided test's level.", "",
+               "| check | claim | paper's number | ours | positive control | verdict |", "|---|---|---|---|---|---|"]
+        for row in crows:
+            md.append(f"| [{row['check']}](#{row['check'].replace('.', '-')}) | {_md_cell(row['claim'])} | "
+                      f"{_md_cell(row['paper_number'])} | {_md_cell(row['ours'])} | "
+                      f"{_md_cell(row['positive control'])} | {_md_cell(row['verdict'])} |")
+    slow_nr, other_nr = _not_run_text(not_run)
+    if slow_nr or other_nr:
+        md += ["", "## Not run at this profile", ""]
+        if slow_nr:
+            md += [f"Not run (slow): {len(slow_nr)} check(s) (run at `--profile full`, or one by one with "
+                   "`--only METHOD.CHECK`): " + ", ".join(f"`{k}`" for k in slow_nr) + "."]
+        if other_nr:
+            md += ["", f"{other_nr} other check(s) belong to another profile (quick: ordinary checks; claims: claim "
+                   "checks)."]
     if summary["declaration_errors"]:
         md += ["", "## Errors in validation/known_failures.toml", ""] + [f"- {e}" for e in summary["declaration_errors"]]
     if bad:
@@ -894,6 +1065,16 @@ def _report_md(records, main, by_method, bad, known, summary, env, multi) -> lis
         for r in rs:
             md += ["", f"### {r['name']}", "", f"<a id='{r['method']}-{r['name']}'></a>", "",
                    f"*Guarantee.* {r['guarantee']} ({r['paper']})", "", f"*Result.* {_status_md(r)}", ""]
+            if r.get("claim"):
+                c = r["claim"]
+                md += [f"*Paper.* {_md_cell(c.get('paper_setting', ''))}: {_md_cell(c.get('paper_number', ''))}. "
+                       f"*Regime.* {_md_cell(c.get('regime', ''))} *Positive control.* {_md_cell(c.get('control', ''))} "
+                       f"*Test.* {_md_cell(c.get('test', ''))}", "", f"*Verdict.* {claim_verdict_text(r)} "
+                       f"({_md_cell(c.get('reason', ''))})", "",
+                       "| | claim | positive control |", "|---|---|---|"]
+                md += [f"| {_md_cell(a)} | {_md_cell(b)} | {_md_cell(d)} |" for a, b, d in _claim_detail_rows(c)] + [""]
+            if r.get("declaration_refused"):
+                md += [f"*Declaration refused.* {r['declaration_refused']}", ""]
             if r["details"]:
                 md += [r["details"], ""]
             if r.get("error"):
@@ -911,7 +1092,7 @@ def _report_md(records, main, by_method, bad, known, summary, env, multi) -> lis
     return md
 
 
-def _report_html(records, main, by_method, bad, known, summary, env, multi) -> list[str]:
+def _report_html(records, main, by_method, bad, known, summary, env, multi, not_run=()) -> list[str]:
     seeds = _seeds_of(records)
     e = html.escape
     parts = ["<!doctype html><html><head><meta charset='utf-8'>"
@@ -932,6 +1113,31 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
                      f"<td class='num{' xpass' if x else ''}'>{x}</td><td class='num'>{sec:.1f}</td></tr>")
     parts.append(f"<tr><th>all</th>" + "".join(f"<th class='num'>{v}</th>" for v in tot[:5])
                  + f"<th class='num'>{tot[5]:.1f}</th></tr></table>")
+    crows = _claim_rows(main)
+    if crows:
+        parts.append("<h2 id='claims'>Claims</h2><p class='note'>Each claim beside its positive control (the same "
+                     "experiment with the paper's mechanism made to matter). Intervals at the one-sided test's level; "
+                     "verdict by the machinery: reproduced (bound excludes 0), not reproduced (powered null), "
+                     "inconclusive (under-powered: a failure); the control must be reproduced with power &ge; 0.8.</p>"
+                     "<div class='scroll'><table><tr><th>check</th><th>claim</th><th>paper's number</th><th>ours</th>"
+                     "<th>positive control</th><th>verdict</th></tr>")
+        cls = {"PASS": "pass", "FAIL": "fail", "FAIL (known)": "known", "XPASS": "xpass"}
+        for row in crows:
+            parts.append(f"<tr><td><a href='#{e(row['check'])}'>{e(row['check'])}</a></td>"
+                         f"<td class='guarantee'>{e(row['claim'])}</td><td>{e(row['paper_number'])}</td>"
+                         f"<td>{e(row['ours'])}</td><td>{e(row['positive control'])}</td>"
+                         f"<td class='{cls.get(row['status'], 'fail')}'>{e(row['verdict'])}</td></tr>")
+        parts.append("</table></div>")
+    slow_nr, other_nr = _not_run_text(not_run)
+    if slow_nr or other_nr:
+        parts.append("<h2 id='not-run'>Not run at this profile</h2>")
+        if slow_nr:
+            parts.append(f"<p class='warn'><b>Not run (slow): {len(slow_nr)} check(s)</b> (run at --profile full, "
+                         "or one by one with --only METHOD.CHECK):</p><ul>"
+                         + "".join(f"<li>{e(k)}</li>" for k in slow_nr) + "</ul>")
+        if other_nr:
+            parts.append(f"<p class='note'>{other_nr} other check(s) belong to another profile (quick: ordinary "
+                         "checks; claims: claim checks).</p>")
     if summary["declaration_errors"]:
         parts.append("<h2>Errors in validation/known_failures.toml</h2><ul>"
                      + "".join(f"<li class='fail'>{e(x)}</li>" for x in summary["declaration_errors"]) + "</ul>")
@@ -990,6 +1196,18 @@ def _report_html(records, main, by_method, bad, known, summary, env, multi) -> l
             elif _status(r) == "XPASS":
                 parts.append("<p class='kfbox'><b>XPASS</b>: declared a known failure in "
                              "validation/known_failures.toml, but it passed: remove the declaration.</p>")
+            if r.get("claim"):
+                c = r["claim"]
+                parts.append(f"<p><em>Paper.</em> {e(c.get('paper_setting', ''))}: {e(c.get('paper_number', ''))}. "
+                             f"<em>Regime.</em> {e(c.get('regime', ''))} <em>Positive control.</em> "
+                             f"{e(c.get('control', ''))} <em>Test.</em> {e(c.get('test', ''))}</p>"
+                             f"<p><b>Verdict: {e(claim_verdict_text(r))}</b> <span class='note'>"
+                             f"({e(c.get('reason', ''))})</span></p>"
+                             "<table><tr><th></th><th>claim</th><th>positive control</th></tr>"
+                             + "".join(f"<tr><td>{e(a)}</td><td class='num'>{e(b)}</td><td class='num'>{e(d)}</td></tr>"
+                                       for a, b, d in _claim_detail_rows(c)) + "</table>")
+            if r.get("declaration_refused"):
+                parts.append(f"<p class='kfbox'><b>Declaration refused</b>: {e(r['declaration_refused'])}</p>")
             if r["details"]:
                 parts.append(f"<p>{e(r['details'])}</p>")
             if r.get("error"):

@@ -205,7 +205,7 @@ def test_help_shows_choices_and_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["validate", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for piece in ("--profile {quick,full}", "(default: quick)", "--executor {local,dask}", "(default: local)",
+    for piece in ("--profile PROFILE", "quick,claims", "(default: quick)", "--executor {local,dask}", "(default: local)",
                   "(default: reports/validation)", "--seeds", "'0-4'", "--threads", "(default: 0)"):
         assert piece in text, piece
     for m in METHODS:

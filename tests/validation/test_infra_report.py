@@ -177,12 +177,14 @@ def test_readme_summary_rewrites_the_region_between_the_markers(tmp_path):
     mod = _load_readme_script()
     results = _results(tmp_path)
     readme = tmp_path / "README.md"
-    readme.write_text(f"# title\n\nbefore\n{mod.START}\nold text\n{mod.END}\nafter\n")
+    readme.write_text(f"# title\n\n{mod.CLAIMS_START}\n{mod.CLAIMS_END}\nbefore\n{mod.START}\nold text\n{mod.END}\n"
+                      "after\n")
     assert mod.main(["--results", str(results), "--readme", str(readme)]) == 0
     text = readme.read_text()
-    assert text.startswith("# title\n\nbefore\n") and text.endswith(f"{mod.END}\nafter\n") and "old text" not in text
-    assert "| method | checks | passed | known failures | failed | seconds |" in text
-    assert "| prob | 1 | 1 | 0 | 0 | 0 |" in text and "| embeddings | 2 | 1 | 1 | 0 | 3 |" in text
+    assert text.startswith("# title\n\n") and text.endswith(f"{mod.END}\nafter\n") and "old text" not in text
+    assert "| method | checks | passed | known failures | failed | not run (slow) | seconds |" in text
+    assert "| prob | 1 | 1 | 0 | 0 | 0 | 0 |" in text and "| embeddings | 2 | 1 | 1 | 0 | 0 | 3 |" in text
+    assert "no claim check yet" in text
     assert "quick profile, master seed 0, 2026-12-01" in text
     assert "`embeddings.u10` (declared 2026-12-01): the weak member gets the largest weight" in text
     assert mod.main(["--results", str(results), "--readme", str(readme), "--check"]) == 0
@@ -202,6 +204,8 @@ def test_readme_summary_errors_without_markers(tmp_path, capsys):
     assert mod.main(["--results", str(results), "--readme", str(readme)]) == 2
     assert mod.main(["--results", str(tmp_path / "nope.json"), "--readme", str(readme)]) == 2
     readme.write_text(f"{mod.START}\nstale\n{mod.END}\n")
+    assert mod.main(["--results", str(results), "--readme", str(readme), "--check"]) == 2   # no claims markers
+    readme.write_text(f"{mod.CLAIMS_START}\n{mod.CLAIMS_END}\n{mod.START}\nstale\n{mod.END}\n")
     assert mod.main(["--results", str(results), "--readme", str(readme), "--check"]) == 1
 
 
@@ -248,7 +252,7 @@ def test_readme_summary_refuses_a_partial_run(tmp_path, capsys):
     data["environment"]["only"] = ["prob"]
     results.write_text(json.dumps(data))
     readme = tmp_path / "README.md"
-    readme.write_text(f"{mod.START}\n{mod.END}\n")
+    readme.write_text(f"{mod.START}\n{mod.END}\n{mod.CLAIMS_START}\n{mod.CLAIMS_END}\n")
     assert mod.main(["--results", str(results), "--readme", str(readme)]) == 2
     assert "partial run" in capsys.readouterr().err
     assert mod.main(["--results", str(results), "--readme", str(readme), "--allow-partial"]) == 0
