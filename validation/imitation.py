@@ -642,3 +642,66 @@ def paper_table(profile, rng) -> CheckResult:
                                "policies instead of 1e6 rollouts). Statistic = largest RS-BC/BC ratio of mean W at "
                                "the largest N over the (S, A) = (2, 2) non-Markov settings (paper: RS-BC < BC). "
                                "Catches: an RS-BC that is no better than BC on non-Markov experts (ratio about 1).")
+
+
+# ------------------------------------------------------------------------------------------ claims tier
+def _claim_cells(rng, n_mdp, N, learner="rs-bc"):
+    """Per random MDP of the paper's exp0 setting ((S, A, H) = (2, 2, 5), theta = 0.05, rho = 0.03, a
+    non-Markovian expert): W1 to the expert's return law of BC, of the learner ("rs-bc"; the broken variant
+    "markov" uses BC in its place) and of the oracle averaged policy (RS-BC's infinite-data limit), all from one
+    data set of N expert episodes, evaluated exactly."""
+    from iclr26sci.imitation import (TabularMDP, averaged_policy, bc, random_nonmarkov_expert,
+                                     return_distribution, rs_bc)
+
+    (S, A, H), theta, rho, _, _ = PAPER_TABLE[0]
+    out = np.zeros((n_mdp, 3))
+    for i, seed in enumerate(_seeds(rng, n_mdp)):
+        mdp = TabularMDP.random(S, A, H, reward_grid=rho, rng=seed)
+        expert = random_nonmarkov_expert(mdp, rng=seed + 1)
+        eta_e = return_distribution(mdp, expert)
+        demos = mdp.rollout(expert, N, rng=seed + 3)
+        pol_bc = bc(demos)
+        pol = rs_bc(demos, mdp.reward, theta) if learner == "rs-bc" else bc(demos)
+        out[i] = [return_distribution(mdp, p).wasserstein(eta_e)
+                  for p in (pol_bc, pol, averaged_policy(mdp, expert, theta))]
+    return out
+
+
+def _claim_rsbc(profile, rng, learner="rs-bc"):
+    from validation.claims import ClaimResult, paired_effect
+
+    n_mdp = profile.pick(80, 200)
+    N = 1000
+    W = _claim_cells(rng, n_mdp, N, learner)
+    paper = PAPER_TABLE[0][4]
+    k = PAPER_N.index(N)
+    gap = paper["BC"][k] - paper["RS-BC"][k]          # 0.069 - 0.012 = 0.057
+    eff = paired_effect(W[:, 0], W[:, 1], min_effect=gap / 2,
+                        what="W1(BC, expert) - W1(RS-BC, expert) at N = 1000, paired over random MDPs")
+    ctrl = paired_effect(W[:, 0], W[:, 2], min_effect=gap / 2,
+                         what="W1(BC, expert) - W1(oracle averaged policy, expert), same MDPs and data")
+    rows = [{"method": m, "mean W1": round(float(W[:, j].mean()), 4), "paper (exp0, N=1000)": p}
+            for j, (m, p) in enumerate((("BC", paper["BC"][k]), ("RS-BC" if learner == "rs-bc" else "BC (broken)",
+                                                                    paper["RS-BC"][k]), ("oracle averaged", 0.0)))]
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{n_mdp} random MDPs of the paper's exp0 setting, one data set of {N} expert episodes "
+                               "each, exact return laws; min effect = half the paper's BC - RS-BC gap (0.057).")
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+
+@_claim(method="imitation", paper=PAPER, budget=60,
+        claim="Against a risk-sensitive (non-Markovian) expert, RS-BC imitates the return distribution better "
+              "than Markov behavioural cloning",
+        paper_setting="Table (exp0): (S, A, H) = (2, 2, 5), theta = 0.05, rho = 0.03, N = 1000 episodes, mean W1 "
+                      "over random MDPs",
+        paper_number="W1 0.012 (RS-BC) vs 0.069 (BC): gap 0.057",
+        regime="The expert's action depends on the return accumulated so far, which no Markov policy can "
+               "represent, while RS-BC conditions on the discretised accumulated return: the failure that RS-BC "
+               "fixes is in the data by construction.",
+        control="Oracle: the exact averaged policy (RS-BC's infinite-data limit, computed from the expert's "
+                "history occupancies) in RS-BC's place, on the same MDPs and data",
+        test="one-sided paired t over random MDPs, alpha 0.05; power for half the paper's gap")
+def c_rsbc_beats_bc(profile, rng, learner="rs-bc"):
+    return _claim_rsbc(profile, rng, learner)
