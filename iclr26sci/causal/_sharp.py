@@ -23,6 +23,14 @@ ESTIMATORS = ("efficient", "plugin", "dm", "ipw", "dr")
 
 
 # ------------------------------------------------------------------------------------------ input checks
+def _ndim(d) -> int:
+    """``np.ndim`` that reads a ragged nested list as 1-D (check_array then refuses it, naming the argument)."""
+    try:
+        return np.ndim(d)
+    except (ValueError, TypeError):
+        return 1
+
+
 def _coerce_data(data, min_per_arm: int = 2):
     """(X, A, Y_as_given, K) from ObservationalData or an (X, A, Y) tuple, validated."""
     names = None
@@ -30,7 +38,7 @@ def _coerce_data(data, min_per_arm: int = 2):
         X, A, Y = data.X, data.A, data.Y
         K = data.n_arms
         names = data.feature_names
-    elif isinstance(data, (tuple, list)) and len(data) == 3 and all(np.ndim(d) >= 1 for d in data):
+    elif isinstance(data, (tuple, list)) and len(data) == 3 and all(_ndim(d) >= 1 for d in data):
         X = check_array(data[0], "X", ndim=(1, 2))
         if X.ndim == 1:
             X = X[:, None]
