@@ -5,6 +5,7 @@ import numpy as np
 import torch
 
 from iclr26sci.core import InputError
+from iclr26sci.nn._checks import check_psd
 
 
 def _as_tensor(a, name, ndim=None):
@@ -20,7 +21,15 @@ def _as_tensor(a, name, ndim=None):
         a = a.double()
     if not bool(torch.isfinite(a).all()):
         raise InputError(name, "contains NaN or infinite values", "finite numbers")
+    if name == "X" and a.shape[0] == 0:
+        raise InputError(name, f"has shape {tuple(a.shape)}: no rows", "at least one row of features")
     return a
+
+
+def _check_eps(eps):
+    from iclr26sci.core import check_in_range
+
+    return check_in_range(eps, "eps", 0.0, None)
 
 
 def _check_group(group_size, d):
@@ -121,9 +130,9 @@ def coral_align(X, target_mean, target_cov, source_mean, source_cov, *, group_si
     for a, name in ((ct, "target_cov"), (cs, "source_cov")):
         if a.shape != (d, d):
             raise InputError(name, f"has shape {tuple(a.shape)}", f"shape ({d}, {d}) to match X")
+        check_psd(a, name)
     g = _check_group(group_size, d)
-    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or eps < 0:
-        raise InputError("eps", f"got {eps!r}", "a non-negative float")
+    eps = _check_eps(eps)
     src_sqrt = sym_sqrt(diag_blocks(cs.double(), g))
     A = coral_map(ct.double(), src_sqrt, g, float(eps))
     Y = (X.double() - mt.double()) @ A + ms.double()
@@ -171,8 +180,7 @@ def mv_align(X, target_mean, target_var, source_mean, source_var, *, eps=1e-5):
         if name.endswith("var") and bool((t < 0).any()):
             raise InputError(name, "has negative entries", "variances >= 0")
         arrs[name] = t.double()
-    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or eps < 0:
-        raise InputError("eps", f"got {eps!r}", "a non-negative float")
+    eps = _check_eps(eps)
     denom = arrs["target_var"] + eps
     if bool((denom <= 0).any()):
         raise InputError("target_var", "has zero entries with eps = 0", "positive variances, or eps > 0")

@@ -12,6 +12,8 @@ from sklearn.base import BaseEstimator
 
 from iclr26sci.core import InputError, check_is_fitted, check_option, check_positive_int, progress
 
+from iclr26sci.nn._checks import check_model_input, forward_errors
+
 from ._linalg import diag_blocks, sym_sqrt
 
 
@@ -357,7 +359,9 @@ class SourceStats(BaseEstimator):
                         raise InputError("data", f"has batches of shapes {input_shape} and {tuple(x.shape[1:])}",
                                          "batches of one input shape")
                     if not checked:  # probe one input first: dimensions and group sizes before any real work
-                        model(x[:1].to(_device(model)))
+                        check_model_input(model, x, "data")
+                        with forward_errors("data", "the model"):
+                            model(x[:1].to(_device(model)))
                         self._resolve_groups(mods, state)
                         for a in acc:
                             for key in ("sum", "gram", "within", "covsum"):

@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from iclr26sci.core import InputError, check_option, check_positive_int, seed_sequence
+from iclr26sci.core import InputError, check_bool, check_option, check_positive_int, check_rng, seed_sequence
 
 #: the corruptions of the CIFAR-10-C engine that apply to grey images (``corruptions="all"`` on 1 channel)
 GREY_CORRUPTIONS = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "gaussian_blur", "defocus_blur",
@@ -151,6 +151,10 @@ class CorruptedStream:
             raise InputError("data", "has non-float or non-finite images", "finite float intensities in [0, 1]")
         if y.shape != (X.shape[0],) or y.dtype.kind not in "iu":
             raise InputError("data", f"has labels of shape {y.shape} and dtype {y.dtype}", f"({X.shape[0]},) integer labels")
+        if y.size and y.min() < 0:
+            raise InputError("data", f"has a negative label ({int(y.min())})", "class labels 0..n_classes-1")
+        cache = check_bool(cache, "cache")
+        check_rng(rng)
         if isinstance(corruptions, str):
             corruptions = (GREY_CORRUPTIONS if X.shape[1] == 1 else RGB_CORRUPTIONS) if corruptions == "all" else (corruptions,)
         try:

@@ -31,14 +31,47 @@ import torch
 import torch.nn as tnn
 import torch.nn.functional as F
 
-from iclr26sci.core import InputError, check_bool, check_positive_int, progress
+from iclr26sci.core import InputError, check_bool, check_in_range, check_positive_int, check_rng, progress
+from iclr26sci.nn._checks import check_labels, check_model_input, check_module, forward_errors
 
 from ._pea import PEAAdapter, entropy
-from ._stats import SourceStats, find_head, to_batch
+from ._stats import SourceStats, find_head, model_signature, to_batch
 
 METHODS = ("none", "bn", "tent", "t3a", "lame", "foa", "neo", "pea", "pea-mv", "pea-switch", "pea-1pass")
 _NORMS = (tnn.BatchNorm1d, tnn.BatchNorm2d, tnn.BatchNorm3d, tnn.LayerNorm, tnn.GroupNorm)
 _BN = (tnn.BatchNorm1d, tnn.BatchNorm2d, tnn.BatchNorm3d)
+
+
+def _check_stats(stats, model, *, required=True):
+    """A fitted SourceStats of ``model`` (the same weights), or None when not required and not given."""
+    if stats is None and not required:
+        return None
+    if not isinstance(stats, SourceStats):
+        raise InputError("stats", f"got {type(stats).__name__}", "a SourceStats fitted on this model")
+    if not hasattr(stats, "mean_"):
+        raise InputError("stats", "is an unfitted SourceStats", "SourceStats.fit(model, clean_data) first")
+    if model_signature(model) != stats.model_signature_:
+        raise InputError("stats", "were fitted on another model (its weights differ from this model's)",
+                         "SourceStats.fit(this_model, clean_data)")
+    return stats
+
+
+def _check_x(x, model, stats=None, name="x"):
+    """One test batch, checked against the input shape of the statistics (or the model's first layer)."""
+    x = to_batch(x, name)
+    if stats is not None and getattr(stats, "input_shape_", None) is not None:
+        want = tuple(stats.input_shape_)
+        if tuple(x.shape[1:]) != want:
+            raise InputError(name, f"has inputs of shape {tuple(x.shape[1:])}",
+                             f"inputs of shape {want} (as in SourceStats.fit)")
+    else:
+        check_model_input(model, x, name)
+    return x
+
+
+def _forward(model, x, name="x"):
+    with forward_errors(name, "the model"):
+        return model(x)
 
 
 def _batch_stat_bn(model):
@@ -60,16 +93,19 @@ class NoAdapt:
     name = "none"
 
     def __init__(self, model, stats=None):
-        self.model = model
+        self.model = check_module(model)
+        self.stats = _check_stats(stats, model, required=False)
         self.n_forward = self.n_backward = 0
 
     def reset(self):
         pass
 
     def predict(self, x):
+        x = _check_x(x, self.model, self.stats)
         with torch.no_grad():
+            out = _forward(self.model, x)
             self.n_forward += 1
-            return self.model(x)
+            return out
 
 
 class BNAdapt(NoAdapt):
@@ -78,7 +114,10 @@ class BNAdapt(NoAdapt):
     name = "bn"
 
     def __init__(self, model, stats=None):
+        check_module(model)
+        stats = _check_stats(stats, model, required=False)
         super().__init__(copy.deepcopy(model).eval())
+        self.stats = stats
         self.n_bn = _batch_stat_bn(self.model)
 
 
@@ -88,8 +127,10 @@ class Tent:
     name = "tent"
 
     def __init__(self, model, stats=None, lr=1e-3, momentum=0.9):
-        self._source = model
-        self.lr, self.momentum = lr, momentum
+        self._source = check_module(model)
+        self.stats = _check_stats(stats, model, required=False)
+        self.lr = check_in_range(lr, "lr", 0.0, None, low_open=True)
+        self.momentum = check_in_range(momentum, "momentum", 0.0, 1.0, high_open=True)
         self.reset()
 
     def reset(self):
@@ -111,8 +152,9 @@ class Tent:
         self.n_backward = getattr(self, "n_backward", 0)
 
     def predict(self, x):
+        x = _check_x(x, self.model, self.stats)
         with torch.enable_grad():
-            out = self.model(x)
+            out = _forward(self.model, x)
             loss = entropy(out).mean()
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -146,7 +188,9 @@ class T3A:
     name = "t3a"
 
     def __init__(self, model, stats=None, filter_K=20):
-        self.model, self.filter_K = model, filter_K
+        self.model = check_module(model)
+        self.stats = _check_stats(stats, model, required=False)
+        self.filter_K = check_positive_int(filter_K, "filter_K", minimum=0)
         self.tap = _HeadTap(model)
         self.n_forward = self.n_backward = 0
         self.reset()
@@ -160,8 +204,9 @@ class T3A:
         self.ent = entropy(p).to(W.dtype)
 
     def predict(self, x):
+        x = _check_x(x, self.model, self.stats)
         with torch.no_grad():
-            p = self.model(x)
+            p = _forward(self.model, x)
             self.n_forward += 1
             z = self.tap.z.reshape(p.shape[0], -1)
             c = p.shape[1]
@@ -186,7 +231,10 @@ class LAME:
     name = "lame"
 
     def __init__(self, model, stats=None, knn=5, max_iter=100):
-        self.model, self.knn, self.max_iter = model, knn, max_iter
+        self.model = check_module(model)
+        self.stats = _check_stats(stats, model, required=False)
+        self.knn = check_positive_int(knn, "knn")
+        self.max_iter = check_positive_int(max_iter, "max_iter")
         self.tap = _HeadTap(model)
         self.n_forward = self.n_backward = 0
 
@@ -194,8 +242,9 @@ class LAME:
         pass
 
     def predict(self, x):
+        x = _check_x(x, self.model, self.stats)
         with torch.no_grad():
-            logits = self.model(x)
+            logits = _forward(self.model, x)
             self.n_forward += 1
             n = logits.shape[0]
             z = F.normalize(self.tap.z.reshape(n, -1).double(), dim=1)
@@ -224,6 +273,8 @@ class NEO:
     name = "neo"
 
     def __init__(self, model, stats):
+        check_module(model)
+        self.stats = _check_stats(stats, model)
         if stats.head_mean_ is None:
             raise InputError("stats", "have no head-input mean (no Linear head was found)", "a model with an nn.Linear head")
         self.model, self.mu_s = model, stats.head_mean_
@@ -237,7 +288,8 @@ class NEO:
     def predict(self, x):
         with torch.no_grad():
             self.tap.shift = None
-            self.model(x)  # records z (the head's input); the head is linear, so the shift can be applied after
+            x = _check_x(x, self.model, self.stats)
+            _forward(self.model, x)  # records z (the head's input); the head is linear, so the shift can be applied after
             self.n_forward += 1
             z = self.tap.z.reshape(x.shape[0], -1).double()
             self.sum = z.sum(0) if self.sum is None else self.sum + z.sum(0)
@@ -257,6 +309,16 @@ class FOALite:
     name = "foa"
 
     def __init__(self, model, stats, n_prompts=3, sigma0=0.1, lam=0.4, popsize=None, rng=0):
+        check_module(model)
+        stats = _check_stats(stats, model)
+        n_prompts = check_positive_int(n_prompts, "n_prompts")
+        sigma0 = check_in_range(sigma0, "sigma0", 0.0, None, low_open=True)
+        lam = check_in_range(lam, "lam", 0.0, None)
+        if popsize is not None:
+            popsize = check_positive_int(popsize, "popsize", minimum=2)
+        check_rng(rng)
+        if not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):
+            raise InputError("rng", f"got {type(rng).__name__}", "a non-negative integer seed of CMA-ES")
         try:
             import cma
         except ImportError as exc:  # pragma: no cover
@@ -311,6 +373,7 @@ class FOALite:
         return ent + self.lam * b / 64 * pen
 
     def predict(self, x):
+        x = _check_x(x, self.model, self.stats)
         with torch.no_grad():
             self.tap.shift = None
             sols, fits, zs = self.es.ask(), [], []
@@ -385,6 +448,17 @@ def ece(probs: np.ndarray, labels: np.ndarray, n_bins: int = 15) -> float:
     >>> round(ece(np.array([[0.9, 0.1], [0.8, 0.2]]), np.array([0, 1])), 3)
     0.45
     """
+    from iclr26sci.core import check_probability_vector
+
+    probs = check_probability_vector(probs, "probs", atol=1e-6)
+    if probs.ndim != 2:
+        raise InputError("probs", f"has shape {probs.shape}", "an (n, n_classes) matrix of probabilities")
+    if probs.shape[0] == 0:
+        raise InputError("probs", "has 0 rows", "at least one prediction")
+    if np.any(probs > 1 + 1e-6):
+        raise InputError("probs", f"has entries above 1 (max {probs.max():g})", "probabilities in [0, 1]")
+    labels = check_labels(labels, "labels", n_classes=probs.shape[1], n=probs.shape[0])
+    n_bins = check_positive_int(n_bins, "n_bins")
     conf = probs.max(1)
     pred = probs.argmax(1)
     correct = (pred == labels).astype(float)
@@ -545,8 +619,23 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
         raise InputError("methods", "lists a method twice", "each method once")
     if pea_kwargs is not None and not isinstance(pea_kwargs, dict):
         raise InputError("pea_kwargs", f"got {type(pea_kwargs).__name__}", "a dict of PEAAdapter arguments or None")
+    if pea_kwargs:
+        import inspect
+
+        known = set(inspect.signature(PEAAdapter).parameters) - {"model", "stats"}
+        unknown = sorted(set(pea_kwargs) - known)
+        if unknown:
+            raise InputError("pea_kwargs", f"has {unknown}, which PEAAdapter does not take",
+                             "PEAAdapter arguments: " + ", ".join(sorted(known)))
+    _check_stats(stats, model)
     reset_each_domain = check_bool(reset_each_domain, "reset_each_domain")
+    progress_bar = check_bool(progress_bar, "progress_bar")
     n_bins = check_positive_int(n_bins, "n_bins")
+    check_rng(rng)
+    if not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):
+        raise InputError("rng", f"got {type(rng).__name__}", "a non-negative integer seed (of FOA-lite's CMA-ES)")
+    _, head = find_head(model)
+    n_classes = None if head is None else int(head.out_features)
     if not hasattr(stream, "__iter__"):
         raise InputError("stream", f"got {type(stream).__name__}", "an iterable of labelled batches")
     if hasattr(stream, "__len__") and len(stream) == 0:
@@ -566,10 +655,8 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
             dom = [str(b[2])] * len(y) if len(b) > 2 else ["stream"] * len(y)
         else:
             raise InputError("stream", f"yielded a {type(b).__name__}", "labelled batches: StreamBatch or (x, y[, domain])")
-        x = to_batch(x, "stream")
-        y = torch.as_tensor(y).long()
-        if y.shape != (x.shape[0],):
-            raise InputError("stream", f"yielded labels of shape {tuple(y.shape)} for {x.shape[0]} inputs", "one label per input")
+        x = _check_x(x, model, stats, "stream")
+        y = torch.from_numpy(check_labels(y, "stream", n_classes=n_classes, n=x.shape[0]))
         batches.append((x, y, dom))
     if not batches:
         raise InputError("stream", "yielded no batches (a stream of size 0)", "at least one labelled batch")
@@ -596,6 +683,9 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
             logits = meth.predict(x)
             wall += time.perf_counter() - t0
             cpu += time.process_time() - c0
+            if logits.ndim != 2 or int(y.max()) >= logits.shape[1]:
+                raise InputError("stream", f"has label {int(y.max())} but the model gives logits of shape "
+                                 f"{tuple(logits.shape)}", f"class labels in 0..{logits.shape[-1] - 1}")
             probs_all.append(torch.softmax(logits.double(), 1).numpy())
             lab_all.append(y.numpy())
             dom_all += dom

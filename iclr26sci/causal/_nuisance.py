@@ -602,6 +602,9 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
     max_clipped_fraction = check_in_range(max_clipped_fraction, "max_clipped_fraction", 0.0, 1.0)
     propensity = check_propensity(propensity, n, K)
     counts = np.bincount(A, minlength=K)
+    if counts.min() == 0:
+        raise InputError("n_arms", f"is {K} but arm(s) {np.flatnonzero(counts == 0).tolist()} never occur in A "
+                         f"(counts {counts.tolist()})", "n_arms equal to the number of arms observed in A")
     if propensity is None and counts.min() < cv:
         raise InputError("cv", f"is {cv} but arm(s) {np.flatnonzero(counts < cv).tolist()} have only "
                          f"{counts.min()} unit(s) (counts {counts.tolist()})",

@@ -23,6 +23,14 @@ ESTIMATORS = ("efficient", "plugin", "dm", "ipw", "dr")
 
 
 # ------------------------------------------------------------------------------------------ input checks
+def _ndim(d) -> int:
+    """``np.ndim`` that reads a ragged nested list as 1-D (check_array then refuses it, naming the argument)."""
+    try:
+        return np.ndim(d)
+    except (ValueError, TypeError):
+        return 1
+
+
 def _coerce_data(data, min_per_arm: int = 2):
     """(X, A, Y_as_given, K) from ObservationalData or an (X, A, Y) tuple, validated."""
     names = None
@@ -30,7 +38,7 @@ def _coerce_data(data, min_per_arm: int = 2):
         X, A, Y = data.X, data.A, data.Y
         K = data.n_arms
         names = data.feature_names
-    elif isinstance(data, (tuple, list)) and len(data) == 3 and all(np.ndim(d) >= 1 for d in data):
+    elif isinstance(data, (tuple, list)) and len(data) == 3 and all(_ndim(d) >= 1 for d in data):
         X = check_array(data[0], "X", ndim=(1, 2))
         if X.ndim == 1:
             X = X[:, None]
@@ -622,7 +630,7 @@ def _certified(est: Estimate, sgn: float, alpha: float) -> bool:
 def policy_improvement(data, policy, baseline=None, gamma: float = 2.0, *, form: str = "tight",
                        outcome: str = "loss", alpha: float = 0.05, cv: int = 5, nuisance=None,
                        propensity=None, estimator: str = "efficient", propensity_clip: float = 0.01,
-                       rng=None) -> ImprovementCertificate:
+                       rng=0) -> ImprovementCertificate:
     """Bound on the regret of ``policy`` against ``baseline`` under MSM(Gamma), with a certificate.
 
     Paper form (Cor. 4.5):
@@ -663,8 +671,11 @@ def policy_improvement(data, policy, baseline=None, gamma: float = 2.0, *, form:
         Scores of the bounds.
     propensity_clip : float in (0, 0.5)
         Clipping level of the propensities.
-    rng : None, int or numpy Generator
-        Seed.
+    rng : None, int, SeedSequence or numpy Generator, default 0
+        Seed of the cross-fitting folds and of the nuisance models. A certificate is a decision, so it
+        defaults to a fixed seed (as the library's other reported statistics with resampling do, e.g.
+        ``microsim.fit_msd``): two calls on the same data give the same bound and verdict. Pass ``None`` for
+        fresh OS entropy, or other seeds to see how much the bound moves with the fold split.
 
     Returns
     -------

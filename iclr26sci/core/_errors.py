@@ -229,8 +229,9 @@ def check_in_range(
     Parameters
     ----------
     value : real scalar
-        The user's number (a Python or numpy real, or a 0-d real array); a
-        bool, a string or a complex number is refused, and so is NaN.
+        The user's number (a Python or numpy real scalar); an array (a 0-d
+        array too: it is mutable and not a number), a bool, a string or a
+        complex number is refused, and so is NaN.
     name : str
         The argument's name, used in the error message.
     low, high : float, optional
@@ -247,8 +248,9 @@ def check_in_range(
     ...
     iclr26sci.core._errors.InputError: invalid argument `alpha`: got nan; expected a finite number in [0.0, 1.0]
     """
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
-        value = value[()]
+    if isinstance(value, np.ndarray):
+        raise InputError(name, f"got a numpy array of shape {value.shape}",
+                         "a real number (a scalar, not an array: pass float(x) or x.item() for a 0-d array)")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
         raise InputError(name, f"got {value!r} of type {type(value).__name__}", "a real number")
     v = float(value)

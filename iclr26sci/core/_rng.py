@@ -15,7 +15,7 @@ import numpy as np
 
 from ._errors import InputError
 
-__all__ = ["as_generator", "spawn", "torch_generator", "seed_sequence"]
+__all__ = ["as_generator", "spawn", "torch_generator", "seed_sequence", "check_rng"]
 
 RngLike = Any  # None | int | SeedSequence | BitGenerator | Generator
 
@@ -65,6 +65,38 @@ def seed_sequence(rng: RngLike = None) -> np.random.SeedSequence:
         f"got an object of type {type(rng).__name__}",
         "None, a non-negative int, a numpy SeedSequence, BitGenerator or Generator",
     )
+
+
+def check_rng(rng: RngLike, name: str = "rng") -> RngLike:
+    """Check that ``rng`` is a SPEC-7 seed, without drawing from it; returns it unchanged.
+
+    For constructors that store ``rng`` and use it later: a bad seed is refused at construction
+    time, not at the first random draw.
+
+    Parameters
+    ----------
+    rng : object
+        The user's seed: None, a non-negative int, a SeedSequence, a BitGenerator or a Generator.
+    name : str, default "rng"
+        The argument's name, used in the error message.
+
+    Examples
+    --------
+    >>> check_rng(3)
+    3
+    >>> check_rng("x")
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `rng`: got an object of type str; expected None, a non-negative int, a numpy SeedSequence, BitGenerator or Generator
+    """
+    if rng is None or isinstance(rng, (np.random.SeedSequence, np.random.Generator, np.random.BitGenerator)):
+        return rng
+    if isinstance(rng, (Integral, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        if int(rng) < 0:
+            raise InputError(name, f"got the negative integer {int(rng)}", "a non-negative integer seed")
+        return rng
+    raise InputError(name, f"got an object of type {type(rng).__name__}",
+                     "None, a non-negative int, a numpy SeedSequence, BitGenerator or Generator")
 
 
 def as_generator(rng: RngLike = None) -> np.random.Generator:

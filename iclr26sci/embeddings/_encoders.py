@@ -405,9 +405,9 @@ class _CorpusEncoder(TextEncoder):
         counts = Counter(w for toks in token_lists for w in toks)
         top = max(counts.values(), default=0)
         if top < min_count:
-            raise InputError("min_count", f"got {min_count}: no word of the corpus occurs that often "
+            raise InputError("corpus", f"is too small for `min_count`={min_count}: no word of it occurs that often "
                              f"({len(counts)} distinct words, the most frequent {top} times)",
-                             f"min_count <= {top}, or a larger corpus")
+                             f"a larger corpus, or min_count <= {top}")
 
 
 def _check_name(name):

@@ -12,6 +12,7 @@ from iclr26sci.core import (
     check_in_range,
     check_option,
     check_positive_int,
+    check_rng,
 )
 
 from ._encoders import TextEncoder, TransformerEncoder, check_texts
@@ -204,6 +205,7 @@ class ProbabilisticEncoder(BaseEstimator):
              "input_scale": check_in_range(self.input_scale, "input_scale", 0.0, None, low_open=True),
              "curvature": check_option(self.curvature, "curvature", ("ef", "mc_fisher")),
              "impute_dead_dims": check_bool(self.impute_dead_dims, "impute_dead_dims")}
+        check_rng(self.rng)
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
             raise InputError("name", f"got {self.name!r}", "a non-empty string label, or None")
         ffn_ok = isinstance(encoder, TransformerEncoder) and encoder.supports_ffn_laplace

@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_bool, check_in_range, check_option, check_positive_int, check_rng
 
 from ._encoders import (
     Doc2VecEncoder,
@@ -323,8 +323,21 @@ def default_uec(n_pairs: int = 48, temperature: float | None = None, beta: float
     from ._ensemble import UEC
     from ._probabilistic import ProbabilisticEncoder
 
+    from ._uec import _check_temperature
+
+    # every argument is checked before any encoder is loaded or fine-tuned
     n_pairs = check_positive_int(n_pairs, "n_pairs", minimum=2)
+    if 2 * n_pairs > 300:
+        raise InputError("n_pairs", f"got {n_pairs}", "at most 150 (twice that many Lee pairs are drawn)")
     finetune_epochs = check_positive_int(finetune_epochs, "finetune_epochs")
+    max_seq_length = check_positive_int(max_seq_length, "max_seq_length")
+    if temperature is not None:
+        temperature = _check_temperature(temperature)
+    beta = check_in_range(beta, "beta", 0.0, None)
+    reduce = check_option(reduce, "reduce", ("sum", "mean"))
+    if show_progress is not None:
+        show_progress = check_bool(show_progress, "show_progress")
+    check_rng(rng)
     g = as_generator(rng)
     seeds = g.integers(2**31 - 1, size=4).tolist()
     docs = lee_background_corpus()

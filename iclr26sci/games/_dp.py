@@ -784,11 +784,11 @@ def expected_nash_gap(game: PolymatrixGame, n_runs: int = 20, *, rng: Any = None
     r = check_positive_int(n_runs, "n_runs", minimum=2)
     if "track" in dp_kwargs or "rng" in dp_kwargs:
         bad = "track" if "track" in dp_kwargs else "rng"
-        raise InputError(bad, "may not be set through dp_kwargs (rng is the master seed argument)",
-                         "other dp_equilibrium arguments")
+        raise InputError("dp_kwargs", f"sets `{bad}`, which may not be set through dp_kwargs "
+                         "(rng is the master seed argument)", "other dp_equilibrium arguments")
     unknown = [k for k in dp_kwargs if k not in _DP_KWARGS]
     if unknown:
-        raise InputError(unknown[0], "is not an argument of dp_equilibrium",
+        raise InputError("dp_kwargs", f"has `{unknown[0]}`, which is not an argument of dp_equilibrium",
                          "one of " + ", ".join(_DP_KWARGS))
     # validate once, before any work
     _validate_dp(game, dp_kwargs.get("epsilon"), dp_kwargs.get("delta", 1e-5), dp_kwargs.get("noise_scale"),

@@ -78,9 +78,12 @@ class Policy:
         st = check_array(states, "states", ndim=2, dtype=int)
         ac = check_array(actions, "actions", ndim=2, dtype=int)
         if st.shape[1] < h + 1:
-            raise InputError("states", f"has {st.shape[1]} columns at stage {h}", f"at least h + 1 = {h + 1}")
+            raise InputError("h", f"is stage {h} but `states` has {st.shape[1]} column(s)",
+                             f"a stage the prefix reaches (h <= {st.shape[1] - 1}), or at least h + 1 = {h + 1} "
+                             "state columns")
         if ac.shape[1] < h:
-            raise InputError("actions", f"has {ac.shape[1]} columns at stage {h}", f"at least h = {h}")
+            raise InputError("h", f"is stage {h} but `actions` has {ac.shape[1]} column(s)",
+                             f"a stage the prefix reaches (h <= {ac.shape[1]}), or at least h = {h} action columns")
         if ac.shape[0] != st.shape[0]:
             raise InputError("actions", f"has {ac.shape[0]} rows while states has {st.shape[0]}", "one row per history")
         if st.size and (st[:, :h + 1].min() < 0 or st[:, :h + 1].max() >= S):

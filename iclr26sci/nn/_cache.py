@@ -83,23 +83,40 @@ def _sha256(path: Path) -> str:
 
 @contextlib.contextmanager
 def _locked(folder: Path):
-    """An exclusive advisory lock on ``folder/.lock`` (POSIX), so two processes do not build one entry twice."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fh = open(folder / ".lock", "a+")
-    try:
+    """An exclusive advisory lock on ``folder/.lock`` (POSIX), so two processes do not build one entry twice.
+
+    The lock file is removed on release (while still held), so that no lock outlives the call; a process
+    that was waiting on a lock file removed meanwhile notices (its file is no longer the one at the path)
+    and takes a fresh lock.
+    """
+    lock = folder / ".lock"
+    while True:
+        folder.mkdir(parents=True, exist_ok=True)
+        fh = open(lock, "a+")
         try:
             import fcntl
 
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         except ImportError:  # pragma: no cover -- non-POSIX: no lock
-            pass
+            break
+        try:
+            same = os.path.samestat(os.fstat(fh.fileno()), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        fh.close()  # the holder removed this lock file: take a fresh one
+    try:
         yield
     finally:
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
         fh.close()
 
 
 def _read_entry(folder: Path, key: str, factory):
-    """Load a complete entry, or return None when it is missing, incomplete or corrupted."""
+    """Load a complete entry into a fresh ``factory()`` model, or return None when it is missing, incomplete,
+    corrupted or no longer fits the factory's architecture."""
     import torch
 
     meta_p, w_p = folder / _META, folder / _WEIGHTS
@@ -112,15 +129,51 @@ def _read_entry(folder: Path, key: str, factory):
         state = torch.load(w_p, map_location="cpu", weights_only=True)
     except Exception:  # noqa: BLE001 -- unreadable JSON / weights: a corrupted entry, rebuilt by the caller
         return None
-    model = factory()
-    if not isinstance(model, torch.nn.Module):
-        raise InputError("factory", f"returned {type(model).__name__}", "a callable returning a torch.nn.Module")
+    model = _new_model(factory)
     try:
         model.load_state_dict(state, strict=True)
     except RuntimeError:
         return None  # the factory's architecture no longer matches: rebuild
-    model.eval()
-    return model, meta
+    return _settle(model), meta
+
+
+def _new_model(factory):
+    import torch
+
+    model = factory()
+    if not isinstance(model, torch.nn.Module):
+        raise InputError("factory", f"returned {type(model).__name__}", "a callable returning a torch.nn.Module")
+    return model
+
+
+def _settle(model):
+    """The state every returned model is in: CPU, eval mode, no gradients held."""
+    model.cpu().eval()
+    for p in model.parameters():
+        p.grad = None
+    return model
+
+
+def _signature(model) -> dict:
+    return {k: (tuple(v.shape), str(v.dtype)) for k, v in model.state_dict().items()}
+
+
+def _check_matches(built, ref) -> None:
+    """Refuse a built model that ``factory()`` could not hold: other class, other state-dict keys or shapes."""
+    if type(built) is not type(ref):
+        raise InputError("build", f"returned a {type(built).__name__} but factory() makes a {type(ref).__name__}",
+                         "build and factory to create the same architecture (the cache reloads into factory())")
+    a, b = _signature(built), _signature(ref)
+    if a.keys() != b.keys():
+        extra, missing = sorted(a.keys() - b.keys()), sorted(b.keys() - a.keys())
+        raise InputError("build", f"returned a model whose state-dict keys differ from factory()'s "
+                         f"(only in build: {extra[:3]}, only in factory: {missing[:3]})",
+                         "build and factory to create the same architecture")
+    diff = [k for k in a if a[k][0] != b[k][0]]
+    if diff:
+        k = diff[0]
+        raise InputError("build", f"returned {k!r} of shape {a[k][0]} but factory() makes {b[k][0]} "
+                         f"({len(diff)} tensor(s) differ)", "build and factory to create the same architecture")
 
 
 def cached_model(name, settings, seed, build, factory, *, rebuild=False):
@@ -133,6 +186,13 @@ def cached_model(name, settings, seed, build, factory, *, rebuild=False):
     into place, the metadata last, so an interrupted build leaves no entry; an entry whose weights
     do not match the recorded hash, do not load, or do not fit ``factory()`` is rebuilt. Concurrent
     processes asking for the same entry wait on a file lock, and only the first one trains.
+
+    Every argument is checked, and ``factory()`` is called once, before anything is written. The model that
+    ``build`` returns must fit ``factory()`` (same class, same state-dict keys and shapes); otherwise the
+    build is refused and nothing is stored. A failed or cancelled build (an exception, ``KeyboardInterrupt``)
+    leaves no entry folder, temporary file or lock behind. A freshly built model is returned exactly as a
+    later cache hit returns it: its state dict loaded into ``factory()``'s model, on the CPU, in eval mode,
+    with no ``.grad`` and the factory's ``requires_grad`` flags.
 
     Parameters
     ----------
@@ -155,7 +215,8 @@ def cached_model(name, settings, seed, build, factory, *, rebuild=False):
     Returns
     -------
     model : torch.nn.Module
-        The trained model, in eval mode, on the CPU.
+        The trained model (a ``factory()`` instance holding the trained weights), in eval mode, on the CPU,
+        with no gradients.
     meta : dict
         ``name, key, settings, seed, metrics, seconds`` (build wall time), ``cpu_seconds``,
         ``torch_version, cache_version, created`` (UTC), ``weights_sha256``, ``path`` and ``cached``
@@ -190,44 +251,51 @@ def cached_model(name, settings, seed, build, factory, *, rebuild=False):
         raise InputError("factory", f"got {type(factory).__name__}", "a callable factory() -> untrained nn.Module")
     rebuild = check_bool(rebuild, "rebuild")
 
+    ref = _new_model(factory)  # the architecture an entry must fit; built before anything is written
     key = cache_key(name, settings, seed)
     folder = cache_dir() / "models" / f"{name}-{key}"
+    existed = folder.is_dir()
+    tmp_w = folder / (_WEIGHTS + f".{os.getpid()}.tmp")
+    tmp_m = folder / (_META + f".{os.getpid()}.tmp")
     with _locked(folder):
         if not rebuild:
-            hit = _read_entry(folder, key, factory)
+            hit = _read_entry(folder, key, lambda: ref)
             if hit is not None:
                 model, meta = hit
-                meta = dict(meta, cached=True, path=str(folder))
-                return model, meta
-        # (re)build: remove whatever is there (a corrupted or stale entry), then train
-        for f in (_META, _WEIGHTS):
-            with contextlib.suppress(FileNotFoundError):
-                (folder / f).unlink()
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = build()
-        seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
-        if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)
-                and isinstance(out[1], dict)):
-            raise InputError("build", f"returned {type(out).__name__}", "a tuple (nn.Module, metrics dict)")
-        model, metrics = out
+                return model, dict(meta, cached=True, path=str(folder))
         try:
-            json.dumps(metrics, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise InputError("build", f"returned metrics that are not JSON-serialisable ({exc})",
-                             "a dict of plain numbers / strings") from None
-        state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-        tmp_w = folder / (_WEIGHTS + f".{os.getpid()}.tmp")
-        torch.save(state, tmp_w)
-        digest = _sha256(tmp_w)
-        os.replace(tmp_w, folder / _WEIGHTS)
-        meta = {"name": name, "key": key, "settings": settings, "seed": seed, "metrics": metrics,
-                "seconds": seconds, "cpu_seconds": cpu_seconds, "torch_version": str(torch.__version__),
-                "cache_version": CACHE_VERSION, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "weights_sha256": digest}
-        tmp_m = folder / (_META + f".{os.getpid()}.tmp")
-        tmp_m.write_text(json.dumps(meta, indent=1, sort_keys=True))
-        os.replace(tmp_m, folder / _META)
-    model.cpu().eval()
+            t0, c0 = time.perf_counter(), time.process_time()
+            out = build()
+            seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+            if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)
+                    and isinstance(out[1], dict)):
+                raise InputError("build", f"returned {type(out).__name__}", "a tuple (nn.Module, metrics dict)")
+            built, metrics = out
+            try:
+                json.dumps(metrics, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise InputError("build", f"returned metrics that are not JSON-serialisable ({exc})",
+                                 "a dict of plain numbers / strings") from None
+            _check_matches(built, ref)
+            state = {k: v.detach().cpu().contiguous() for k, v in built.state_dict().items()}
+            ref.load_state_dict(state, strict=True)  # the returned model: as a cache load would give it
+            model = _settle(ref)
+            torch.save(state, tmp_w)
+            digest = _sha256(tmp_w)
+            meta = {"name": name, "key": key, "settings": settings, "seed": seed, "metrics": metrics,
+                    "seconds": seconds, "cpu_seconds": cpu_seconds, "torch_version": str(torch.__version__),
+                    "cache_version": CACHE_VERSION,
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "weights_sha256": digest}
+            tmp_m.write_text(json.dumps(meta, indent=1, sort_keys=True))
+            os.replace(tmp_w, folder / _WEIGHTS)
+            os.replace(tmp_m, folder / _META)
+        except BaseException:  # a failed or cancelled build (KeyboardInterrupt too) leaves nothing behind
+            for f in (tmp_w, tmp_m):
+                with contextlib.suppress(FileNotFoundError):
+                    f.unlink()
+            if not existed or not any(folder.glob(_META)):
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
     return model, dict(meta, cached=False, path=str(folder))
 
 

@@ -139,21 +139,28 @@ def _check_schedule(schedule):
     return schedule
 
 
-def _coef(schedule, levels, like):
+def _check_finite(t, name):
+    import torch
+
+    if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+        raise InputError(name, "contains NaN or infinite values", "finite numbers")
+
+
+def _coef(schedule, levels, like, name="levels"):
     """alpha_bar of ``levels`` as a tensor broadcastable against ``like`` (levels over the leading axes)."""
     import torch
 
-    lv = torch.as_tensor(schedule._check_levels(levels), device=like.device)
+    lv = torch.as_tensor(schedule._check_levels(levels, name), device=like.device)
     ab = torch.as_tensor(np.concatenate([[1.0], schedule.alphas_cumprod]), dtype=like.dtype,
                          device=like.device)[lv + 1]
     if ab.dim() > like.dim():
-        raise InputError("levels", f"has {ab.dim()} axes, more than the {like.dim()} of x",
+        raise InputError(name, f"has {ab.dim()} axes, more than the {like.dim()} of x",
                          "levels over the leading axes of x (e.g. (batch, tokens) for x of (batch, tokens, dim))")
     if tuple(ab.shape) != tuple(like.shape[:ab.dim()]) and ab.dim() > 0:
         try:
             torch.broadcast_shapes(tuple(ab.shape), tuple(like.shape[:ab.dim()]))
         except RuntimeError:
-            raise InputError("levels", f"has shape {tuple(ab.shape)}",
+            raise InputError(name, f"has shape {tuple(ab.shape)}",
                              f"a shape broadcastable to the leading axes {tuple(like.shape[:ab.dim()])} of x") from None
     return ab.reshape(*ab.shape, *([1] * (like.dim() - ab.dim()))), lv
 
@@ -192,11 +199,14 @@ def q_sample(schedule, x0, levels, noise=None, *, generator=None):
     schedule = _check_schedule(schedule)
     if not torch.is_tensor(x0):
         raise InputError("x0", f"got {type(x0).__name__}", "a torch tensor of clean tokens")
+    _check_finite(x0, "x0")
     ab, _ = _coef(schedule, levels, x0)
     if noise is None:
         noise = torch.randn(x0.shape, generator=generator, dtype=x0.dtype, device=x0.device)
     elif not torch.is_tensor(noise) or noise.shape != x0.shape:
         raise InputError("noise", f"has shape {tuple(getattr(noise, 'shape', ()))}", f"a tensor of x0's shape {tuple(x0.shape)}")
+    else:
+        _check_finite(noise, "noise")
     return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
 
 
@@ -205,8 +215,9 @@ def ddim_step(schedule, x, x0_hat, level, next_level, *, eta=0.0, generator=None
 
     :math:`\tilde\varepsilon = (x - \sqrt{\bar\alpha(\lambda)}\tilde x_0)/\sqrt{1-\bar\alpha(\lambda)}`,
     :math:`x' = \sqrt{\bar\alpha(\lambda')}\tilde x_0 + \sqrt{1-\bar\alpha(\lambda')-\sigma^2}\,\tilde\varepsilon + \sigma z`
-    (``eta`` = 0: deterministic). Tokens with ``next_level >= level`` (or ``level == -1``, already clean) are
-    returned unchanged, bit for bit.
+    (``eta`` = 0: deterministic). Tokens with ``next_level == level`` (or ``level == -1``, already clean) are
+    returned unchanged, bit for bit; a ``next_level`` above ``level`` (a step towards more noise, which DDIM
+    does not define) is refused.
 
     Parameters
     ----------
@@ -241,9 +252,21 @@ def ddim_step(schedule, x, x0_hat, level, next_level, *, eta=0.0, generator=None
     if not torch.is_tensor(x) or not torch.is_tensor(x0_hat) or x.shape != x0_hat.shape:
         raise InputError("x0_hat", f"has shape {tuple(getattr(x0_hat, 'shape', ()))}",
                          f"a torch tensor of x's shape {tuple(getattr(x, 'shape', ()))}")
+    if not torch.is_tensor(x):
+        raise InputError("x", f"got {type(x).__name__}", "a torch tensor of noisy tokens")
+    _check_finite(x, "x")
+    _check_finite(x0_hat, "x0_hat")
     eta = check_in_range(eta, "eta", 0.0, None)
-    ab, lv = _coef(schedule, level, x)
-    abn, lvn = _coef(schedule, next_level, x)
+    ab, lv = _coef(schedule, level, x, "level")
+    abn, lvn = _coef(schedule, next_level, x, "next_level")
+    try:
+        up = bool((lvn > lv).any())
+    except RuntimeError:
+        raise InputError("next_level", f"has shape {tuple(lvn.shape)}, not broadcastable to level's "
+                         f"{tuple(lv.shape)}", "levels of the shape of level") from None
+    if up:
+        raise InputError("next_level", "is above level for some tokens (a step towards more noise)",
+                         "next_level <= level for every token (equal: the token is left as it is)")
     move = torch.broadcast_to((lvn < lv) & (lv >= 0), torch.broadcast_shapes(lv.shape, lvn.shape))
     move = move.reshape(*move.shape, *([1] * (x.dim() - move.dim())))
     one_m = torch.clamp(1 - ab, min=1e-20)

@@ -144,6 +144,9 @@ class VelocityMLP(nn.Module):
             if cond.dtype != torch.long or cond.shape != (B,):
                 raise InputError("cond", f"has dtype {cond.dtype} and shape {tuple(cond.shape)}",
                                  f"a LongTensor of shape ({B},)")
+            if B and (int(cond.min()) < 0 or int(cond.max()) > self.n_classes):
+                raise InputError("cond", f"has labels in [{int(cond.min())}, {int(cond.max())}]",
+                                 f"labels in [0, {self.n_classes - 1}] (or {self.n_classes}: no condition)")
             feats.append(self.embed(cond))
         elif self.cond_dim is not None:
             if cond is None or cond.shape != (B, self.cond_dim):
@@ -322,6 +325,7 @@ class FlowMatching(BaseEstimator):
         self.path = path
         self.sigma_min = sigma_min
         self.p_uncond = p_uncond
+        self._validate_params()  # fail early; the parameters are stored unmodified (scikit-learn convention)
 
     def _validate_params(self):
         if not isinstance(self.velocity_net, nn.Module):
@@ -587,7 +591,9 @@ def ode_sample(velocity, n=None, cond=None, steps=50, solver="euler", guidance=1
         shape = tuple(check_positive_int(s, "shape") for s in shape)
     fn, es, nc, cd, dev, dtype = _resolve_velocity(velocity, shape)
     if device is not None:
-        dev = torch.device(device)
+        from ._checks import check_device
+
+        dev = check_device(device)
     solver = check_option(solver, "solver", list(_SOLVERS))
     steps = check_positive_int(steps, "steps")
     w = check_in_range(guidance, "guidance")

@@ -539,7 +539,20 @@ class LanguageModel:
 
     def decode(self, ids, *, skip_special_tokens: bool = True) -> str:
         """Text of token ids (special tokens dropped by default)."""
-        return self.tokenizer.decode(list(ids), skip_special_tokens=skip_special_tokens)
+        import torch
+
+        if torch.is_tensor(ids):
+            ids = ids.detach().cpu().numpy()
+        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+            raise InputError("ids", f"got {type(ids).__name__}", "a sequence of integer token ids")
+        arr = np.asarray(list(ids))
+        if arr.ndim != 1 or (arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer))):
+            raise InputError("ids", f"has shape {arr.shape} and dtype {arr.dtype}", "a 1-D sequence of integer ids")
+        vocab = len(self.tokenizer)
+        if arr.size and (arr.min() < 0 or arr.max() >= vocab):
+            raise InputError("ids", f"has ids in [{arr.min()}, {arr.max()}]", f"token ids in [0, {vocab - 1}]")
+        skip_special_tokens = check_bool(skip_special_tokens, "skip_special_tokens")
+        return self.tokenizer.decode([int(i) for i in arr], skip_special_tokens=skip_special_tokens)
 
     def apply_chat_template(self, messages, *, add_generation_prompt: bool = True) -> str:
         """Format one conversation with the tokenizer's chat template.
@@ -594,6 +607,9 @@ class LanguageModel:
             convs = list(messages)
         else:
             convs = [messages]
+        if isinstance(messages, (list, tuple)) and not messages:
+            raise InputError("messages", "is empty", "a conversation: a non-empty list of {'role', 'content'} dicts, "
+                             "a list of such conversations, or a string")
         generate_kwargs.setdefault("n", 1)
         if "chat" in generate_kwargs:
             raise InputError("chat", "is set by chat() itself", "no `chat` keyword")
@@ -613,6 +629,11 @@ class LanguageModel:
             if isinstance(prompts, (list, tuple)) and prompts and all(_is_id_list(p) and not isinstance(p, str)
                                                                        for p in prompts):
                 ids = [[int(v) for v in p] for p in prompts]
+                vocab = len(self.tokenizer)
+                for i, p in enumerate(ids):
+                    if p and (min(p) < 0 or max(p) >= vocab):
+                        raise InputError(name, f"prompt {i} has token ids in [{min(p)}, {max(p)}]",
+                                         f"ids in [0, {vocab - 1}]")
                 texts = [self.decode(p, skip_special_tokens=False) for p in ids]
             else:
                 texts = _check_text_list(prompts, name)

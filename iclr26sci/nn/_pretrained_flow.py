@@ -45,6 +45,13 @@ def _check_seed(rng) -> int:
     return int(rng)
 
 
+def _eval_kwargs(ev: dict) -> dict:
+    """The evaluation settings (stored in the cache key under ``seed``) as keyword arguments (``rng``)."""
+    out = dict(ev)
+    out["rng"] = out.pop("seed")
+    return out
+
+
 def _digest(*arrays) -> str:
     h = hashlib.sha256()
     for a in arrays:
@@ -82,13 +89,13 @@ def _binomial(k: int, n: int) -> tuple[float, float]:
     return p, math.sqrt(max(p * (1 - p), 0.0) / n)
 
 
-def _sample(fm, labels, *, steps, solver, guidance, seed, batch=500):
+def _sample(fm, labels, *, steps, solver, guidance, rng, batch=500):
     """Class-conditional samples ``x ~ p(x | label)`` for every entry of ``labels``, in batches."""
     from ._flow import ode_sample
     from iclr26sci.core import spawn
 
     out = []
-    seeds = spawn(seed, math.ceil(len(labels) / batch))
+    seeds = spawn(rng, math.ceil(len(labels) / batch))
     for i, s in enumerate(seeds):
         lab = labels[i * batch:(i + 1) * batch]
         res = ode_sample(fm, n=len(lab), cond=lab, steps=steps, solver=solver, guidance=guidance, rng=s)
@@ -111,7 +118,7 @@ def _restore(net, meta, n_train, **params):
 
 
 # ------------------------------------------------------------------------------------------------ quality
-def fashion_sample_quality(fm, classifier, real, *, n=500, steps=20, solver="heun", guidance=2.0, seed=12345,
+def fashion_sample_quality(fm, classifier, real, *, n=500, steps=20, solver="heun", guidance=2.0, rng=12345,
                            reference=None):
     """Measured quality of class-conditional samples of ``fm``, judged by ``classifier``.
 
@@ -125,9 +132,9 @@ def fashion_sample_quality(fm, classifier, real, *, n=500, steps=20, solver="heu
     from ._fid import frechet_distance
 
     labels = _balanced_labels(n, 10)
-    x = np.clip(_sample(fm, labels, steps=steps, solver=solver, guidance=guidance, seed=seed), 0.0, 1.0)
+    x = np.clip(_sample(fm, labels, steps=steps, solver=solver, guidance=guidance, rng=rng), 0.0, 1.0)
     xr, yr = real
-    rs = np.random.default_rng(seed)
+    rs = np.random.default_rng(rng)
     ir = rs.choice(len(xr), size=min(n, len(xr)), replace=False)
     feats_real = _features(classifier, xr[ir])
     acc, se = _binomial(int(np.sum(_predict(classifier, x) == labels)), n)
@@ -283,7 +290,8 @@ def fashion_flow(rng=0, *, train=None, test=None, n_train=None, epochs=None, cla
             xte, yte = test.arrays() if test is not None else _fashion_arrays("test")
             ev = dict(FASHION_EVAL)
             rest = np.arange(n, len(xtr)) if n + ev["n"] <= len(xtr) else np.arange(len(xtr))
-            metrics.update(fashion_sample_quality(fm, judge, (xte, yte), reference=(xtr[rest], ytr[rest]), **ev))
+            metrics.update(fashion_sample_quality(fm, judge, (xte, yte), reference=(xtr[rest], ytr[rest]),
+                                                  **_eval_kwargs(ev)))
         built["fm"] = fm
         return net, metrics
 
@@ -316,14 +324,14 @@ def digits_judge(train):
     return LogisticRegression(C=1.0, max_iter=2000).fit(x.astype(np.float64), y)
 
 
-def digits_sample_quality(fm, judge, test, *, n=500, steps=20, solver="heun", guidance=2.0, seed=12345,
+def digits_sample_quality(fm, judge, test, *, n=500, steps=20, solver="heun", guidance=2.0, rng=12345,
                           reference=None):
     """Sample quality of a digits flow model: judge accuracy on class-conditional samples (binomial SE) and
     the Frechet distance in pixel space (64-d) to the test digits; the floor from ``reference`` digits."""
     from ._fid import frechet_distance
 
     labels = _balanced_labels(n, 10)
-    x = np.clip(_sample(fm, labels, steps=steps, solver=solver, guidance=guidance, seed=seed), 0.0, 1.0)
+    x = np.clip(_sample(fm, labels, steps=steps, solver=solver, guidance=guidance, rng=rng), 0.0, 1.0)
     xt, yt = test
     acc, se = _binomial(int(np.sum(judge.predict(x.astype(np.float64)) == labels)), n)
     out = {"sample_accuracy": acc, "sample_accuracy_se": se, "frechet_distance": frechet_distance(x, xt),
@@ -332,7 +340,7 @@ def digits_sample_quality(fm, judge, test, *, n=500, steps=20, solver="heun", gu
     if reference is not None:
         xr, yr = reference
         racc, rse = _binomial(int(np.sum(judge.predict(xt.astype(np.float64)) == yt)), len(yt))
-        xr = xr[np.random.default_rng(seed).choice(len(xr), size=min(n, len(xr)), replace=False)]
+        xr = xr[np.random.default_rng(rng).choice(len(xr), size=min(n, len(xr)), replace=False)]
         out.update(real_accuracy=racc, real_accuracy_se=rse, frechet_floor=frechet_distance(xr, xt))
     return out
 
@@ -410,7 +418,8 @@ def digits_flow(rng=0, *, epochs=None, evaluate=True, rebuild=False, progress=Tr
                    "train_cpu_seconds": float(fm.fit_result_.cpu_seconds)}
         if evaluate:
             judge = digits_judge((xtr, ytr))
-            metrics.update(digits_sample_quality(fm, judge, (xte, yte), reference=(xtr, ytr), **DIGITS_EVAL))
+            metrics.update(digits_sample_quality(fm, judge, (xte, yte), reference=(xtr, ytr),
+                                                 **_eval_kwargs(DIGITS_EVAL)))
         built["fm"] = fm
         return net, metrics
 

@@ -232,8 +232,13 @@ class _GaussianFlowSDE:
             sigma_min = 0.0
         self.fm = fm
         self.sigma_min = sigma_min
-        (self._v, self.event_shape, self.n_classes, self.cond_dim, self.device,
-         self.dtype) = _resolve_velocity(fm, shape)
+        try:
+            (self._v, self.event_shape, self.n_classes, self.cond_dim, self.device,
+             self.dtype) = _resolve_velocity(fm, shape)
+        except InputError as exc:
+            if exc.argument == "velocity":
+                raise InputError("fm", exc.problem, exc.expected) from None
+            raise
 
     # -- the schedule ---------------------------------------------------------------------------
     def _a2(self, t):
@@ -247,19 +252,19 @@ class _GaussianFlowSDE:
         return torch.sqrt(self._a2(t) * (1 - t) / te)
 
     # -- one step -------------------------------------------------------------------------------
-    def _prepare(self, x_t, t, dt, cond):
+    def _prepare(self, x_t, t, dt, cond, x_name="x_t"):
         if not torch.is_tensor(x_t):
-            x_t = torch.as_tensor(_as_tensor_data(x_t, "x_t", self.event_shape), device=self.device)
+            x_t = torch.as_tensor(_as_tensor_data(x_t, x_name, self.event_shape), device=self.device)
             x_t = x_t.to(self.dtype)
         if x_t.ndim < 2 or tuple(x_t.shape[1:]) != tuple(self.event_shape):
-            raise InputError("x_t", f"has shape {tuple(x_t.shape)}",
+            raise InputError(x_name, f"has shape {tuple(x_t.shape)}",
                              f"shape (B, {', '.join(map(str, self.event_shape))})")
         if not torch.is_floating_point(x_t):
-            raise InputError("x_t", f"has dtype {x_t.dtype}", "a floating-point tensor")
+            raise InputError(x_name, f"has dtype {x_t.dtype}", "a floating-point tensor")
         if x_t.shape[0] == 0:
-            raise InputError("x_t", "is empty (0 rows)", "at least one row")
+            raise InputError(x_name, "is empty (0 rows)", "at least one row")
         if not bool(torch.isfinite(x_t).all()):
-            raise InputError("x_t", "contains NaN or infinite values", "finite numbers")
+            raise InputError(x_name, "contains NaN or infinite values", "finite numbers")
         B = x_t.shape[0]
         tt = _as_time(t, "t", B, x_t.dtype, x_t.device, 0.0, 1.0)
         if dt is None:
@@ -450,7 +455,7 @@ class MemorylessSDE(_GaussianFlowSDE):
 
     def drift(self, x, t, cond=None, guidance=1.0):
         r"""The memoryless drift :math:`b(x, t) = 2 v(x, t) - x / t` (t > 0)."""
-        x, tt, _, c = self._prepare(x, t, None, cond)
+        x, tt, _, c = self._prepare(x, t, None, cond, x_name="x")
         if bool((tt <= 0).any()):
             raise InputError("t", "is 0, where the drift -x/t is singular", "t > 0")
         v = self._v(x, tt, c, check_in_range(guidance, "guidance"))

@@ -100,6 +100,9 @@ def embed_texts(texts, *, normalize: bool = True, batch_size: int = 64, device: 
         raise InputError("batch_size", f"got {batch_size!r}", "a positive integer")
     if not isinstance(device, str) or not device:
         raise InputError("device", f"got {device!r}", "a torch device string such as 'cpu' or 'cuda'")
+    from ._checks import check_device
+
+    check_device(device)
     out = _model(device).encode(texts, batch_size=int(batch_size), normalize_embeddings=normalize,
                                 convert_to_numpy=True, show_progress_bar=False)
     return np.asarray(out, dtype=np.float32)

@@ -15,6 +15,8 @@ from iclr26sci.core import (
     InputError, as_generator, check_bool, check_in_range, check_option, check_positive_int, progress as _progress,
 )
 
+from ._checks import forward_errors
+
 _OPTIMIZERS = ("adam", "adamw", "sgd")
 _SCHEDULES = ("cosine", "onecycle")
 _CKPT_FORMAT = "iclr26sci.nn.checkpoint"
@@ -252,6 +254,10 @@ def load_checkpoint(path, model=None, optimizer=None, *, map_location="cpu", str
     if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
         raise InputError("optimizer", f"got {type(optimizer).__name__}", "a torch.optim.Optimizer or None")
     strict = check_bool(strict, "strict")
+    if not callable(map_location):
+        from ._checks import check_device
+
+        check_device(map_location, "map_location")
     if not p.is_file():
         raise InputError("path", f"{str(p)!r} does not exist", "a checkpoint file written by save_checkpoint or fit")
     try:
@@ -334,19 +340,9 @@ def _model_dtype_device(model, device):
 
 def _check_device(device):
     """The torch device named by ``device`` (None: the CPU), or an InputError if torch cannot use it here."""
-    import torch
+    from ._checks import check_device
 
-    if device is None:
-        return torch.device("cpu")
-    if not isinstance(device, (str, torch.device)):
-        raise InputError("device", f"got {type(device).__name__}", "None or a torch device name such as 'cpu' or 'cuda'")
-    try:
-        dev = torch.device(device)
-        torch.empty(0, device=dev)
-    except (RuntimeError, ValueError, AssertionError) as exc:
-        raise InputError("device", f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
-                         "an available torch device such as 'cpu'") from None
-    return dev
+    return check_device(device)
 
 
 def _make_optimizer(optimizer, params, lr, weight_decay):
@@ -402,17 +398,18 @@ def _eval_loss(model, loss_fn, tensors, batch_size):
     with torch.no_grad():
         for start in range(0, n, batch_size):
             batch = tuple(t[start:start + batch_size] for t in tensors)
-            loss = _call_loss(loss_fn, model, batch)
+            loss = _call_loss(loss_fn, model, batch, "val")
             total += float(loss) * batch[0].shape[0]
             count += batch[0].shape[0]
     model.train()
     return total / count
 
 
-def _call_loss(loss_fn, model, batch):
+def _call_loss(loss_fn, model, batch, name="data"):
     import torch
 
-    loss = loss_fn(model, *batch)
+    with forward_errors(name, "the model"):  # backstop for models whose first layer cannot be read off
+        loss = loss_fn(model, *batch)
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
         raise InputError("loss_fn", f"returned {type(loss).__name__}"
                          + (f" of shape {tuple(loss.shape)}" if isinstance(loss, torch.Tensor) else ""),

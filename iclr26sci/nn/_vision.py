@@ -125,6 +125,19 @@ class _ImageClassifier(tnn.Module):
         if tuple(x.shape[1:]) != want:
             raise InputError(name, f"has images of shape {tuple(x.shape[1:])}", f"the fitted shape {want}")
 
+    def _check_x(self, x, name="x"):
+        """A batch ``(B, in_channels, H, W)`` tensor of the model's image size, checked before torch sees it."""
+        if not torch.is_tensor(x):
+            raise InputError(name, f"got {type(x).__name__}", "a torch tensor batch (B, C, H, W)")
+        if x.ndim != 4:
+            raise InputError(name, f"has shape {tuple(x.shape)}", f"a 4-D batch (B, {self.in_channels}, H, W)")
+        if x.shape[1] != self.in_channels:
+            raise InputError(name, f"has {x.shape[1]} channels", f"{self.in_channels} (the model's in_channels)")
+        self._check_input_size(x, name)
+
+    def _check_input_size(self, x, name="X"):
+        pass
+
     def _normalise(self, x):
         return (x - self.input_mean.view(1, -1, 1, 1)) / self.input_std.view(1, -1, 1, 1)
 
@@ -374,12 +387,13 @@ class SmallResNet(_ImageClassifier):
         for b in self.blocks:  # zero-init the last BN of each residual branch (Goyal et al. 2017)
             tnn.init.zeros_(b.bn2.weight)
 
-    def _check_input_size(self, x):
+    def _check_input_size(self, x, name="X"):
         if min(x.shape[2:]) < 4:
-            raise InputError("X", f"has images of size {tuple(x.shape[2:])}", "images of at least 4x4 pixels")
+            raise InputError(name, f"has images of size {tuple(x.shape[2:])}", "images of at least 4x4 pixels")
 
     def forward_features(self, x):
         """Penultimate features ``(B, widths[-1])`` of a batch of intensities in [0, 1]."""
+        self._check_x(x)
         h = self.stem(self._normalise(x))
         for b in self.blocks:
             h = b(h)
@@ -511,13 +525,14 @@ class SmallViT(_ImageClassifier):
                 tnn.init.trunc_normal_(m.weight, std=0.02)
                 tnn.init.zeros_(m.bias)
 
-    def _check_input_size(self, x):
+    def _check_input_size(self, x, name="X"):
         if tuple(x.shape[2:]) != (self.image_size, self.image_size):
-            raise InputError("X", f"has images of size {tuple(x.shape[2:])}",
+            raise InputError(name, f"has images of size {tuple(x.shape[2:])}",
                              f"{self.image_size}x{self.image_size} images (the model's image_size)")
 
     def tokens(self, x):
         """The input tokens ``z_0`` ``(B, 1 + N, dim)`` (class token first) of a batch in [0, 1]."""
+        self._check_x(x)
         p = self.patch_embed(self._normalise(x)).flatten(2).transpose(1, 2)
         return torch.cat([self.cls_token.expand(x.shape[0], -1, -1), p], dim=1) + self.pos_embed
 

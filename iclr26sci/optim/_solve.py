@@ -199,8 +199,8 @@ def solve(problem, solver: str | None = None, *, accept_inaccurate: bool = False
             h = quiet_highs()
             for k in opts:
                 if int(h.getOptionValue(k)[0]) != 0:   # HighsStatus.kOk == 0; output is off, nothing printed
-                    raise InputError(k, "is not a HiGHS option", "a HiGHS option name (see the HiGHS docs) "
-                                     "or a cvxpy solve() keyword")
+                    raise InputError("kwargs", f"has {k!r}, which is not a HiGHS option",
+                                     "HiGHS option names (see the HiGHS docs) or cvxpy solve() keywords")
         _prime_highs_banner()
     kwargs.setdefault("verbose", False)
     try:
@@ -404,8 +404,9 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), *, 
     mats = {}
     for name, A, bname, b in (("A_ub", A_ub, "b_ub", b_ub), ("A_eq", A_eq, "b_eq", b_eq)):
         if (A is None) != (b is None):
-            raise InputError(name if A is None else bname, "was given without its partner "
-                             f"({name} and {bname} go together)", "both or neither")
+            given, missing = (bname, name) if A is None else (name, bname)
+            raise InputError(given, f"was given without {missing} ({name} and {bname} go together)",
+                             "both or neither")
         if A is None:
             mats[name], mats[bname] = None, None
             continue

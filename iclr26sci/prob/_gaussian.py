@@ -54,6 +54,14 @@ class DiagonalGaussian:
         except ValueError:
             raise InputError("var", f"has shape {v.shape}, not broadcastable to mean's {m.shape}",
                              "the shape of mean") from None
+        with np.errstate(over="ignore", invalid="ignore"):  # every product of two embeddings needs E|x|^2 finite
+            second = np.sum(m * m, axis=-1), np.sum(v, axis=-1)
+        if m.size and not np.all(np.isfinite(second[0])):
+            raise InputError("mean", f"has entries up to {np.max(np.abs(m)):.3g}, whose squares overflow float64",
+                             "means on a scale whose squared norms are finite (rescale the embeddings)")
+        if v.size and not np.all(np.isfinite(second[1])):
+            raise InputError("var", f"has entries up to {np.max(v):.3g}, whose sum overflows float64",
+                             "variances whose sum is finite")
         object.__setattr__(self, "mean", m)
         object.__setattr__(self, "var", v)
 

@@ -2,8 +2,13 @@
 import numpy as np
 
 from bad_input_sweep import Case
-from iclr26sci.core import check_in_range
+from iclr26sci.core import check_in_range, check_rng
 
 CASES = [
     Case("core.019", "check_in_range", "0-d numpy array", lambda: check_in_range(np.array(0.5), "v", 0, 1), ("v",)),
+    Case("core.019b", "check_in_range", "1-element array", lambda: check_in_range(np.array([0.5]), "v", 0, 1), ("v",)),
+    Case("core.100", "check_rng", "a string", lambda: check_rng("x"), ("rng",)),
+    Case("core.101", "check_rng", "a negative seed", lambda: check_rng(-3), ("rng",)),
+    Case("core.102", "check_rng", "a float seed", lambda: check_rng(1.5, "seed"), ("seed",)),
+    Case("core.103", "check_rng", "a bool", lambda: check_rng(True), ("rng",)),
 ]

@@ -68,7 +68,9 @@ def test_scalar_validators_bad():
     for v in (float("nan"), "0.5", True, 1 + 0j, None, [0.5]):
         with pytest.raises(InputError, match="`alpha`"):
             check_in_range(v, "alpha", 0, 1)
-    assert check_in_range(np.array(0.5), "alpha", 0, 1) == 0.5
+    with pytest.raises(InputError, match="`alpha`"):  # a 0-d array is an array, not a number (audit core.019)
+        check_in_range(np.array(0.5), "alpha", 0, 1)
+    assert check_in_range(np.float32(0.5), "alpha", 0, 1) == 0.5
     for v in (0, -1, 2.0, "3", True, np.bool_(True)):
         with pytest.raises(InputError, match="`k`"):
             check_positive_int(v, "k")

@@ -12,6 +12,7 @@ from iclr26sci.core import (
     ObservationalData,
     check_array,
     check_consistent_length,
+    check_in_range,
     progress,
     torch_generator,
 )
@@ -22,7 +23,7 @@ nan, inf = float("nan"), float("inf")
 def _namespace():
     return {"np": np, "nan": nan, "inf": inf, "check_array": check_array, "Estimate": Estimate,
             "ObservationalData": ObservationalData, "check_consistent_length": check_consistent_length,
-            "torch_generator": torch_generator, "progress": progress,
+            "torch_generator": torch_generator, "progress": progress, "check_in_range": check_in_range,
             "est": Estimate(1.0, 0.1, name="theta", n=100),
             "od": ObservationalData(np.arange(10.0).reshape(5, 2), [0, 1, 0, 1, 1], np.arange(5.0))}
 
@@ -30,6 +31,7 @@ def _namespace():
 # id -> (exact call, argument the InputError must name)
 ROWS = {
     "core.003": ("check_array([1e30], 'x', dtype=int)", "x"),
+    "core.019": ("check_in_range(np.array(0.5), 'v', 0, 1)", "v"),
     "core.004": ("check_array([2.0**63], 'x', dtype=int)", "x"),
     "core.005": ("check_array(np.array([2**64 - 1], dtype=np.uint64), 'x', dtype=int)", "x"),
     "core.007": ("check_array([1 + 2j], 'x')", "x"),

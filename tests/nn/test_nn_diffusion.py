@@ -50,15 +50,15 @@ def test_ddim_step_inverts_q_sample_with_true_x0():
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2 ** 31 - 1))
-def test_ddim_step_copies_tokens_whose_level_does_not_decrease(seed):
+def test_ddim_step_copies_tokens_whose_level_stays(seed):
     sch = DiffusionSchedule(20)
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(3, 5, 2, generator=g)
     x0 = torch.randn(3, 5, 2, generator=g)
     lv = torch.randint(-1, 20, (3, 5), generator=g)
-    nxt = torch.randint(-1, 20, (3, 5), generator=g)
+    nxt = torch.minimum(torch.randint(-1, 20, (3, 5), generator=g), lv)  # never towards more noise (refused)
     y = ddim_step(sch, x, x0, lv, nxt)
-    keep = (nxt >= lv) | (lv == -1)
+    keep = (nxt == lv) | (lv == -1)
     assert torch.equal(y[keep], x[keep])
     assert torch.all(torch.isfinite(y))
 
@@ -128,8 +128,12 @@ def test_bad_ddim_step():
         ddim_step(sch, x, torch.zeros(2, 4), lv, lv - 1)
     with pytest.raises(InputError, match="eta"):
         ddim_step(sch, x, x, lv, lv - 1, eta=-1.0)
-    with pytest.raises(InputError, match="levels"):
+    with pytest.raises(InputError, match="level"):
         ddim_step(sch, x, x, torch.full((2,), 12), lv)
+    with pytest.raises(InputError, match="next_level"):  # a step towards more noise
+        ddim_step(sch, x, x, lv, lv + 1)
+    with pytest.raises(InputError, match="x0_hat"):
+        ddim_step(sch, x, torch.full((2, 3), float("nan")), lv, lv - 1)
 
 
 @pytest.mark.bad_input("nn.sample_noise_levels")

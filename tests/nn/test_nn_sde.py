@@ -194,7 +194,7 @@ def test_memoryless_bad_input():
     ms = memoryless_sde(ORC)
     with pytest.raises(InputError, match="t"):
         ms.drift(torch.zeros(2, 2, dtype=torch.float64), 0.0)
-    with pytest.raises(InputError, match="x_t"):
+    with pytest.raises(InputError, match="`x`"):  # drift's argument is x
         ms.drift(torch.zeros(2, 3, dtype=torch.float64), 0.5)
     with pytest.raises(InputError, match="dt"):
         ms.step(torch.zeros(2, 2, dtype=torch.float64), 0.5, 0.0)

@@ -14,6 +14,7 @@ from iclr26sci.prob import (
     DiagonalGaussian,
     DiscreteLaw,
     gdp_compose,
+    gdp_epsilon,
     pinball_loss,
     truncated_normal_moments,
     wasserstein_distance,
@@ -25,7 +26,8 @@ nan, inf = float("nan"), float("inf")
 
 def _namespace():
     return {"np": np, "nan": nan, "inf": inf, "cp": cp, "sps": sps, "DiagonalGaussian": DiagonalGaussian,
-            "DiscreteLaw": DiscreteLaw, "gdp_compose": gdp_compose, "pinball_loss": pinball_loss,
+            "DiscreteLaw": DiscreteLaw, "gdp_compose": gdp_compose, "gdp_epsilon": gdp_epsilon,
+            "pinball_loss": pinball_loss,
             "truncated_normal_moments": truncated_normal_moments, "wasserstein_distance": wasserstein_distance,
             "weighted_quantile": weighted_quantile, "linprog": linprog, "solve": solve,
             "law": DiscreteLaw([0.0, 1.0, 3.0], [0.2, 0.5, 0.3]),
@@ -44,7 +46,7 @@ ROWS = {
     # the variance 1e400 is not representable: refused (std() gives the finite 1e200)
     "prob.096": ("DiscreteLaw([-1e200, 1e200]).var()", "support"),
     "prob.101": ("DiagonalGaussian(np.zeros((2, 0)), 1.0).total_precision()", "mean"),
-    "prob.112": ("exec('a = DiagonalGaussian(np.full((1, 2), 1e200), 1.0); _ = a.expected_dot(a)')", "other"),
+    "prob.112": ("exec('a = DiagonalGaussian(np.full((1, 2), 1e200), 1.0); _ = a.expected_dot(a)')", "mean"),
     "prob.011": ("gdp_compose(['a'])", "mus"),
     "prob.012": ("gdp_compose([[1.0], [1.0, 2.0]])", "mus"),
     "prob.048": ("weighted_quantile([1.0, 2.0], 'a')", "tau"),
@@ -73,13 +75,17 @@ ROWS = {
     "optim.022": ("exec('x = cp.Variable(); _ = solve(cp.Problem(cp.Minimize(np.nan * x), [x >= 1]))')", "problem"),
     "optim.023": ("exec('x = cp.Variable(); _ = solve(cp.Problem(cp.Maximize(cp.square(x)), [x >= 1]))')", "problem"),
     "optim.024": ("exec('x = cp.Variable(); _ = solve(cp.Problem(cp.Minimize(x), [x >= 1]), nonsense_option=5)')",
-                  "nonsense_option"),
+                  "kwargs"),
+    "optim.005": ("linprog([1.0, 1.0], A_ub=[[1.0, 1.0]])", "A_ub"),
 }
 
 # rows whose call is legitimate: the right answer is a value
 VALUE_ROWS = {
     # W2 between point masses at -1e200 and 1e200 is exactly 2e200, representable: computed on rescaled atoms
     "prob.074": ("wasserstein_distance([-1e200], [1e200], p=2)", 2e200),
+    # mu-GDP at delta: eps = mu^2/2 + mu z_{1-delta} up to a correction of order 1 (relative 1e-12) when mu = 1e6;
+    # 5.00004264889e11 is that epsilon (a vacuous but well-defined guarantee), found in a millisecond
+    "prob.020": ("gdp_epsilon(1e6, 1e-5)", 500004264889.8027),
 }
 
 
