@@ -12,6 +12,8 @@ import torch.nn.functional as F
 
 from iclr26sci.core import InputError
 
+from ._validate import check_int, check_tensor
+
 __all__ = ["FlowNet", "TinyPWC", "RAFTSmall", "TinyUNet", "FLOW_ARCHS"]
 
 #: built-in architectures of :class:`FlowNet`
@@ -39,6 +41,18 @@ def _local_corr(f2, f1w, radius):
         for dx in range(2 * radius + 1):
             out.append((f2 * p[:, :, dy:dy + H, dx:dx + W]).sum(1, keepdim=True))
     return torch.cat(out, 1)
+
+
+def _check_pair(img1, img2, *, channels=3, multiple=1):
+    """Two (B, C, H, W) image tensors of the same shape, ``channels`` channels, sides a multiple of ``multiple``."""
+    check_tensor(img1, "img1", ndim=4, channels=channels)
+    check_tensor(img2, "img2", ndim=4, channels=channels)
+    if img1.shape != img2.shape:
+        raise InputError("img2", f"has shape {tuple(img2.shape)} but img1 has {tuple(img1.shape)}",
+                         "two (B, C, H, W) images of the same size")
+    H, W = img1.shape[-2:]
+    if H % multiple or W % multiple:
+        raise InputError("img1", f"is {H}x{W} pixels", f"sides that are multiples of {multiple} (FlowNet pads them)")
 
 
 def _conv(i, o, s=1):
@@ -75,7 +89,9 @@ class TinyPWC(nn.Module):
 
     def __init__(self, width: int = 16, radius: int = 3, finest: int = 1):
         super().__init__()
-        if finest not in (0, 1):
+        width = check_int(width, "width")
+        radius = check_int(radius, "radius", lo=0)
+        if isinstance(finest, bool) or finest not in (0, 1):
             raise InputError("finest", f"got {finest!r}", "0 (1/2 resolution) or 1 (1/4)")
         c = [width, int(1.5 * width), 2 * width]
         self.radius, self.finest = radius, finest
@@ -94,6 +110,7 @@ class TinyPWC(nn.Module):
         return out
 
     def forward(self, img1, img2):
+        _check_pair(img1, img2, multiple=8)
         p1, p2 = self._pyr(img1 * 2 - 1), self._pyr(img2 * 2 - 1)
         flow = None
         for k in range(2, self.finest - 1, -1):
@@ -155,6 +172,8 @@ class RAFTSmall(nn.Module):
 
     def __init__(self, dim: int = 64, hidden: int = 64, iters: int = 6, levels: int = 4, radius: int = 3):
         super().__init__()
+        dim, hidden = check_int(dim, "dim"), check_int(hidden, "hidden")
+        iters, levels, radius = check_int(iters, "iters"), check_int(levels, "levels"), check_int(radius, "radius", lo=0)
         self.iters, self.levels, self.radius, self.hidden = iters, levels, radius, hidden
 
         def enc(o):
@@ -190,6 +209,7 @@ class RAFTSmall(nn.Module):
         return torch.cat(out, -1).permute(0, 3, 1, 2)
 
     def forward(self, img1, img2):
+        _check_pair(img1, img2, multiple=8)
         # RAFT's convention is flow on image1's grid into image2: call it with (img2, img1)
         a, b = img2 * 2 - 1, img1 * 2 - 1
         f1, f2 = self.fnet(a), self.fnet(b)
@@ -224,6 +244,7 @@ class _TorchvisionRAFT(nn.Module):
 
     def __init__(self, iters=6):
         super().__init__()
+        iters = check_int(iters, "iters")
         from torchvision.models.optical_flow import raft_small
 
         self.core = raft_small(weights=None, progress=False)
@@ -251,7 +272,7 @@ class TinyUNet(nn.Module):
 
     def __init__(self, width: int = 16):
         super().__init__()
-        w = width
+        w = check_int(width, "width")
         self.e1 = nn.Sequential(_conv(3, w), _conv(w, w))
         self.e2 = nn.Sequential(_conv(w, 2 * w, 2), _conv(2 * w, 2 * w))
         self.e3 = nn.Sequential(_conv(2 * w, 4 * w, 2), _conv(4 * w, 4 * w))
@@ -259,6 +280,7 @@ class TinyUNet(nn.Module):
         self.d1 = nn.Sequential(_conv(3 * w, w), nn.Conv2d(w, 3, 3, 1, 1))
 
     def forward(self, x):
+        check_tensor(x, "x", ndim=4, channels=3)
         a = self.e1(x)
         b = self.e2(a)
         c = self.e3(b)
@@ -304,6 +326,20 @@ class FlowNet(nn.Module):
         if isinstance(net, str):
             if net not in FLOW_ARCHS:
                 raise InputError("net", f"got {net!r}", f"one of {FLOW_ARCHS} or a torch.nn.Module")
+            import inspect
+
+            cls = TinyPWC if net == "pwc_tiny" else RAFTSmall
+            known = set(inspect.signature(cls.__init__).parameters) - {"self"}
+            if net == "raft_small":
+                try:
+                    import torchvision  # noqa: F401
+
+                    known = {"iters"}
+                except ImportError:
+                    pass
+            unknown = sorted(set(kwargs) - known)
+            if unknown:
+                raise InputError(unknown[0], f"is not a parameter of {net!r}", "one of " + ", ".join(sorted(known)))
             if net == "pwc_tiny":
                 self.core, self.arch = TinyPWC(**kwargs), "pwc_tiny"
             else:
@@ -327,7 +363,10 @@ class FlowNet(nn.Module):
         return list(p) if p else []
 
     def forward(self, img1, img2):
-        if img1.shape != img2.shape or img1.ndim != 4:
+        builtin = not self.arch.startswith("custom:")
+        for name, x in (("img1", img1), ("img2", img2)):
+            check_tensor(x, name, ndim=4, channels=3 if builtin else None, unit_range=True)
+        if img1.shape != img2.shape:
             raise InputError("img2", f"has shape {tuple(img2.shape)} but img1 has {tuple(img1.shape)}",
                              "two (B, C, H, W) images of the same size")
         B, _, H, W = img1.shape
@@ -352,4 +391,5 @@ class FlowNet(nn.Module):
         >>> len(net.crop_predictions(16, 16))
         0
         """
+        H, W = check_int(H, "H"), check_int(W, "W")
         return [p[:, :, :H, :W] for p in self.predictions]

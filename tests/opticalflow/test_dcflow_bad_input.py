@@ -207,7 +207,7 @@ def test_classical_bad_input():
     with pytest.raises(InputError, match="method"):
         classical_flow(np.zeros((8, 8)), np.zeros((8, 8)), "lk")
     with pytest.raises(InputError, match="image_b"):
-        classical_flow(np.zeros((8, 8)), np.zeros((8, 9)))
+        classical_flow(np.zeros((16, 16)), np.zeros((16, 17)))
 
 
 @pytest.mark.bad_input("opticalflow.synthesize_view")
