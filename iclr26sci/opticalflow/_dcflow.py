@@ -66,10 +66,11 @@ def structural_loss(a, b, valid=None, *, scales=3):
 
     from iclr26sci.geom import ssim
 
-    from ._validate import check_int, check_tensor
+    from ._validate import check_int, check_same_device, check_tensor
 
     check_tensor(a, "a", ndim=4)
     check_tensor(b, "b", ndim=4)
+    check_same_device(b, "b", a.device, "a")
     if a.shape != b.shape:
         raise InputError("b", f"has shape {tuple(b.shape)} but a has {tuple(a.shape)}", "equal shapes (B, C, H, W)")
     scales = check_int(scales, "scales")
@@ -93,6 +94,15 @@ def structural_loss(a, b, valid=None, *, scales=3):
         per = (1 - sm) / 2 + 0.5 * g
         total = total + (per * w).sum() / w.sum().clamp_min(1.0)
     return total / scales
+
+
+def _reset(module):
+    """Re-draw the weights of every sub-module that has ``reset_parameters`` (from torch's seeded global RNG)."""
+    for m in module.modules():
+        fn = getattr(m, "reset_parameters", None)
+        if callable(fn):
+            fn()
+    return module
 
 
 def _ngrad(x):
@@ -181,6 +191,12 @@ class DCFlow(BaseEstimator):
         Seed of the data sampling and of the network initialisation (SPEC 7; an int seeds torch directly).
     device : str
         Torch device (default CPU; the code is device-agnostic); it must exist on this machine.
+    reinit : bool
+        Re-initialise a user-supplied ``net`` or ``translator`` (the copies; ``reset_parameters`` of every
+        sub-module) from ``rng`` before training, so that ``fit`` gives the same result whatever the global torch
+        state when the module was built (default). ``False`` keeps the supplied weights (fine-tuning a trained
+        network); parameters outside a ``reset_parameters`` method are always kept. Networks given by name are
+        built from ``rng`` in either case.
 
     Attributes
     ----------
@@ -208,7 +224,7 @@ class DCFlow(BaseEstimator):
     def __init__(self, net="pwc_tiny", translator=None, *, objective="decoupled", trim=0.1, consistency=True,
                  lambda_T=2.0, lambda_C=0.05, consistency_start=1 / 3, translator_warmup=0.0, depth="auto", smooth_weight=0.1,
                  batch_size=4, lr=3e-4, lr_schedule="onecycle", max_angle_deg=5.0, max_translation=0.1,
-                 photometric_eps=0.05, rng=0, device="cpu"):
+                 photometric_eps=0.05, rng=0, device="cpu", reinit=True):
         self.net = net
         self.translator = translator
         self.objective = objective
@@ -228,6 +244,7 @@ class DCFlow(BaseEstimator):
         self.photometric_eps = photometric_eps
         self.rng = rng
         self.device = device
+        self.reinit = reinit
         self._check_params()
 
     # ------------------------------------------------------------------ validation
@@ -265,6 +282,8 @@ class DCFlow(BaseEstimator):
         _check_pos(self.max_angle_deg, "max_angle_deg")
         _check_pos(self.max_translation, "max_translation")
         _check_pos(self.photometric_eps, "photometric_eps", allow_zero=False)
+        if not isinstance(self.reinit, (bool, np.bool_)):
+            raise InputError("reinit", f"got {self.reinit!r}", "True or False")
         if not isinstance(self.rng, (np.random.Generator, np.random.BitGenerator)):
             seed_sequence(self.rng)                    # SPEC 7: None, int >= 0, SeedSequence or Generator
         try:
@@ -293,7 +312,14 @@ class DCFlow(BaseEstimator):
         dev = self._check_params()
         torch.manual_seed(seed)
         net = FlowNet(copy.deepcopy(self.net) if isinstance(self.net, torch.nn.Module) else self.net)
-        tr = copy.deepcopy(self.translator) if self.translator is not None else TinyUNet()
+        if isinstance(self.net, torch.nn.Module) and self.reinit:
+            _reset(net)          # a user's module was initialised outside rng's control: draw its weights from rng
+        if self.translator is not None:
+            tr = copy.deepcopy(self.translator)
+            if self.reinit:
+                _reset(tr)
+        else:
+            tr = TinyUNet()
         net, tr = net.to(dev), tr.to(dev)
         # probe both networks on one blank pair of the training size before any training work
         x = torch.full((1, 3, H, W), 0.5, device=dev)

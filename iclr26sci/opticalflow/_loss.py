@@ -43,6 +43,7 @@ def trimmed_l1(pred, target, mask=None, trim=0.1):
     Returns
     -------
     loss : scalar tensor
+        0 (with zero gradient) when ``mask`` marks no pixel valid: a batch without labels carries no signal.
 
     References
     ----------
@@ -57,11 +58,12 @@ def trimmed_l1(pred, target, mask=None, trim=0.1):
     """
     import torch
 
-    from ._validate import check_tensor
+    from ._validate import check_same_device, check_tensor
 
     trim = check_trim(trim)
     for name, x in (("pred", pred), ("target", target)):
         check_tensor(x, name, ndim=4, channels=2)
+    check_same_device(target, "target", pred.device, "pred")
     if pred.shape != target.shape:
         raise InputError("target", f"has shape {tuple(target.shape)} but pred has {tuple(pred.shape)}", "equal shapes")
     B = pred.shape[0]
@@ -83,7 +85,7 @@ def trimmed_l1(pred, target, mask=None, trim=0.1):
             raise InputError("mask", f"has shape {tuple(m.shape)}", f"({B}, {pred.shape[2]}, {pred.shape[3]})")
         m = m.reshape(B, -1)
     n = m.sum(1)
-    if int(n.sum()) == 0:
+    if int(n.sum()) == 0:                     # no valid label in the batch: no signal, zero loss and gradient
         return e.sum() * 0.0
     if trim == 0.0:
         return (e * m).sum() / n.sum()

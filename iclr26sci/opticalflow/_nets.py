@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from iclr26sci.core import InputError
 
-from ._validate import check_int, check_tensor
+from ._validate import check_int, check_same_device, check_tensor
 
 __all__ = ["FlowNet", "TinyPWC", "RAFTSmall", "TinyUNet", "FLOW_ARCHS"]
 
@@ -369,6 +369,10 @@ class FlowNet(nn.Module):
         if img1.shape != img2.shape:
             raise InputError("img2", f"has shape {tuple(img2.shape)} but img1 has {tuple(img1.shape)}",
                              "two (B, C, H, W) images of the same size")
+        check_same_device(img2, "img2", img1.device, "img1")
+        p = next(self.core.parameters(), None)
+        if p is not None:
+            check_same_device(img1, "img1", p.device, "the network")
         B, _, H, W = img1.shape
         ph, pw = (-H) % 16, (-W) % 16
         if ph or pw:

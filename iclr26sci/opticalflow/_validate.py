@@ -28,7 +28,8 @@ def check_image(x, name, *, channels=(None, 3), min_side=1, unit_range=True, fix
     except (TypeError, ValueError):
         raise InputError(name, "cannot be read as a numeric array", "an image array (H, W) or (H, W, 3)") from None
     want = " or ".join("(H, W)" if c is None else ("(H, W, C)" if c == "any" else f"(H, W, {c})") for c in channels)
-    ok = (a.ndim == 2 and None in channels) or (a.ndim == 3 and ("any" in channels or a.shape[-1] in channels))
+    ok = (a.ndim == 2 and None in channels) or (a.ndim == 3 and (("any" in channels and a.shape[-1] >= 1)
+                                                                  or a.shape[-1] in channels))
     if not ok:
         raise InputError(name, f"has shape {a.shape}", f"an image of shape {want}")
     if min(a.shape[:2]) < min_side:
@@ -58,6 +59,8 @@ def check_tensor(x, name, *, ndim=4, channels=None, finite=True, unit_range=Fals
 
     if not isinstance(x, torch.Tensor):
         raise InputError(name, f"got {type(x).__name__}", f"a torch tensor with {ndim} dimensions (B, C, H, W)")
+    if x.device.type == "meta":
+        raise InputError(name, "is on the meta device (it holds no values)", "a tensor with data (cpu or cuda)")
     if x.ndim != ndim:
         raise InputError(name, f"has shape {tuple(x.shape)}", f"a tensor with {ndim} dimensions (B, C, H, W)")
     if not (x.is_floating_point() or x.dtype == torch.bool):
@@ -77,6 +80,13 @@ def check_tensor(x, name, *, ndim=4, channels=None, finite=True, unit_range=Fals
             raise InputError(name, "contains NaN or infinite values", "finite values")
         if unit_range and (lo < -RANGE_TOL or hi > 1 + RANGE_TOL):
             raise InputError(name, f"has values in [{lo:.4g}, {hi:.4g}]", "images in [0, 1] (8-bit: divide by 255)")
+    return x
+
+
+def check_same_device(x, name, device, other):
+    """Refuse a tensor on another device than ``device`` (that of ``other``: a tensor or the network)."""
+    if device is not None and x.device != device:
+        raise InputError(name, f"is on {x.device} but {other} is on {device}", f"tensors on {device} (use .to({str(device)!r}))")
     return x
 
 

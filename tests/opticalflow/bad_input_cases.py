@@ -500,4 +500,14 @@ CASES = [
                                      np.ones((16, 16)), RGB, "grey"), ("flow",)),
     Case("opticalflow.225", "SynthResult", "NaN depth",
          lambda: of().SynthResult(IMG, IMG, np.zeros((24, 32, 2)), np.ones((24, 32), bool), D * np.nan), ("depth",)),
+    # ------------------------------------------------------------------ devices
+    Case("opticalflow.226", "FlowNet.forward", "meta-device images (no data)",
+         lambda: of().FlowNet()(torch().zeros(1, 3, 16, 16, device="meta"), torch().zeros(1, 3, 16, 16, device="meta")),
+         ("img1",)),
+    Case("opticalflow.227", "trimmed_l1", "meta-device prediction",
+         lambda: of().trimmed_l1(torch().zeros(1, 2, 4, 4, device="meta"), _zeros(1, 2, 4, 4)), ("pred",)),
+    Case("opticalflow.228", "DCFlow", "device of the wrong type", lambda: of().DCFlow(device=3.5), ("device",)),
+    Case("opticalflow.229", "warp_affine", "meta-device image",
+         lambda: of().warp_affine(torch().zeros(1, 1, 4, 4, device="meta"), I3), ("image",)),
+    Case("opticalflow.230", "DCFlow", "reinit a string", lambda: of().DCFlow(reinit="yes"), ("reinit",)),
 ]
