@@ -125,3 +125,32 @@ def check_point(v, name, d=2):
     if a.shape != (d,) or not np.isfinite(a).all():
         raise InputError(name, f"got {v!r}", f"{d} finite coordinates")
     return a
+
+
+def torch_seed(rng):
+    """An integer torch seed from a SPEC-7 ``rng``: a non-negative int is used as is, anything else (None, a
+    SeedSequence, a Generator) gives a 63-bit seed drawn from its seed sequence."""
+    from iclr26sci.core import seed_sequence
+
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        seed_sequence(rng)                         # refuses a negative int
+        return int(rng)
+    ss = seed_sequence(rng)
+    return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def init_weights(module, rng):
+    """Re-draw ``module``'s weights (``reset_parameters`` of every sub-module) from ``rng`` without touching
+    torch's global random state; ``rng=None`` leaves the weights drawn from the global state at construction."""
+    if rng is None:
+        return module
+    import torch
+
+    seed = torch_seed(rng)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        for m in module.modules():
+            fn = getattr(m, "reset_parameters", None)
+            if callable(fn):
+                fn()
+    return module

@@ -510,4 +510,9 @@ CASES = [
     Case("opticalflow.229", "warp_affine", "meta-device image",
          lambda: of().warp_affine(torch().zeros(1, 1, 4, 4, device="meta"), I3), ("image",)),
     Case("opticalflow.230", "DCFlow", "reinit a string", lambda: of().DCFlow(reinit="yes"), ("reinit",)),
+    Case("opticalflow.231", "TinyPWC", "negative seed", lambda: of().TinyPWC(rng=-1), ("rng",)),
+    Case("opticalflow.232", "RAFTSmall", "string seed", lambda: of().RAFTSmall(rng="a"), ("rng",)),
+    Case("opticalflow.233", "TinyUNet", "float seed", lambda: of().TinyUNet(rng=1.5), ("rng",)),
+    Case("opticalflow.234", "FlowNet", "rng with a user module", lambda: of().FlowNet(of().TinyUNet(), rng=0),
+         ("rng",)),
 ]

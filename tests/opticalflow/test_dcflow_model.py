@@ -145,3 +145,16 @@ def test_fit_is_reproducible_with_a_user_network():
     net = FlowNet("pwc_tiny")                       # reinit=False keeps the supplied weights (fine-tuning)
     kept = DCFlow(net=net, batch_size=2, rng=0, reinit=False).fit(pairs, steps=1)
     assert kept.n_steps_ == 1 and kept.net_ is not net
+
+
+@pytest.mark.parametrize("cls", ["TinyPWC", "TinyUNet", "FlowNet"])
+def test_networks_take_rng(cls):
+    """rng seeds the initial weights: the same rng gives the same weights, another rng other weights."""
+    import iclr26sci.opticalflow as of
+
+    state = torch.random.get_rng_state()
+    a, b = getattr(of, cls)(rng=3), getattr(of, cls)(rng=3)
+    c = getattr(of, cls)(rng=4)
+    flat = [torch.cat([p.detach().flatten() for p in m.parameters()]) for m in (a, b, c)]
+    assert torch.equal(flat[0], flat[1]) and not torch.equal(flat[0], flat[2])
+    torch.random.set_rng_state(state)
