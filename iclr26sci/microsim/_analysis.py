@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_bool, check_in_range, check_option, check_positive_int
 
 from ._render import Video, as_frames
 
@@ -104,6 +104,10 @@ def detect(video, *, psf_sigma=1.5, threshold=6.0, background="auto", margin=Non
     T, H, W = frames.shape
     R = int(math.ceil(3 * s))
     margin = R if margin is None else check_positive_int(margin, "margin", minimum=0)
+    if 2 * max(R, margin) >= min(H, W):
+        raise InputError("psf_sigma" if R >= margin else "margin",
+                         f"leaves no pixel to detect in ({H}x{W} frames, border {max(R, margin)} px)",
+                         f"a spot and border smaller than half the frame (psf_sigma < {min(H, W) / 6:.3g} px)")
     if background == "auto":
         background = "median" if isinstance(video, Video) and video.meta.get("background_texture") and T >= 5 \
             else "spatial"
@@ -183,7 +187,13 @@ def link(detections, *, max_disp=5.0):
     T = len(detections)
     dets = []
     for i, d in enumerate(detections):
-        a = np.asarray(d, float).reshape(-1, np.asarray(d).shape[-1] if np.asarray(d).ndim == 2 else 2)
+        try:
+            a = np.asarray(d, float)
+        except (TypeError, ValueError):
+            raise InputError("detections", f"frame {i} is not numeric", "finite (n_i, 2) arrays of positions") from None
+        if a.ndim > 2 or (a.ndim == 1 and a.size % 2):
+            raise InputError("detections", f"frame {i} has shape {a.shape}", "(n_i, 2) or (n_i, 3) arrays")
+        a = a.reshape(-1, a.shape[-1] if a.ndim == 2 else 2)
         if a.shape[1] < 2 or not np.all(np.isfinite(a[:, :2])):
             raise InputError("detections", f"frame {i} has shape {a.shape} or non-finite positions",
                              "finite (n_i, 2) arrays of positions")
@@ -273,6 +283,9 @@ def msd(positions, dt=1.0, *, max_lag=None):
         raise InputError("max_lag", f"is {max_lag} but there are {T} frames", f"at most {T - 1}")
     S, C = _per_track_sums(pos, max_lag)
     cnt = C.sum(0)
+    if not cnt.any():
+        raise InputError("positions", "has no particle observed in two frames max_lag apart or less",
+                         "tracks with at least one displacement (NaN marks absence)")
     with np.errstate(invalid="ignore", divide="ignore"):
         val = S.sum(0) / cnt
     return np.arange(1, S.shape[1] + 1) * dt, val, cnt
@@ -282,10 +295,16 @@ def _positions(positions, dt):
     from ._sim import Tracks
 
     if isinstance(positions, Tracks):
+        if positions.n_frames < 2:
+            raise InputError("positions", f"has {positions.n_frames} frame(s)", "tracks of at least 2 frames")
         return positions.positions, positions.dt
-    pos = np.asarray(positions, float)
-    if pos.ndim != 3 or pos.shape[0] < 2:
-        raise InputError("positions", f"has shape {pos.shape}", "an array (T >= 2, N, d) of trajectories")
+    try:
+        pos = np.asarray(positions, float)
+    except (TypeError, ValueError):
+        raise InputError("positions", f"got {type(positions).__name__} that is not numeric",
+                         "an array (T >= 2, N, d) of trajectories") from None
+    if pos.ndim != 3 or pos.shape[0] < 2 or pos.shape[1] < 1 or pos.shape[2] < 1:
+        raise InputError("positions", f"has shape {pos.shape}", "an array (T >= 2, N >= 1, d >= 1) of trajectories")
     if np.any(np.isinf(pos)):
         raise InputError("positions", "contains infinite values", "finite positions (NaN marks absence)")
     return pos, check_in_range(dt, "dt", 0.0, None, low_open=True)
@@ -349,14 +368,21 @@ def fit_msd(positions, dt=1.0, *, n_lags=4, alpha_lags=None, n_boot=200, fit_int
         raise InputError("n_lags", f"is {n_lags} but the tracks have {T} frames", f"at most {T - 1}")
     if alpha_lags is None:
         alpha_lags = (1, max(n_lags, T // 10))
+    if isinstance(alpha_lags, (str, bytes)) or not hasattr(alpha_lags, "__len__") or len(alpha_lags) != 2:
+        raise InputError("alpha_lags", f"got {alpha_lags!r}", "(first, last) lags of the log-log fit")
     a0, a1 = (check_positive_int(v, "alpha_lags") for v in alpha_lags)
     if not a0 < a1 <= T - 1:
         raise InputError("alpha_lags", f"got {alpha_lags!r}", f"(first, last) with 1 <= first < last <= {T - 1}")
     n_boot = check_positive_int(n_boot, "n_boot", minimum=10)
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     L = max(n_lags, a1)
     start_ok = None
     if field is not None:
-        fw, fh = (float(v) for v in field)
+        if isinstance(field, (str, bytes)) or not hasattr(field, "__len__") or len(field) != 2:
+            raise InputError("field", f"got {field!r}", "(width, height) of the field of view")
+        fw, fh = (check_in_range(v, "field", 0.0, None, low_open=True) for v in field)
+        if d < 2:
+            raise InputError("field", "was given for 1-D tracks", "field only with 2-D or 3-D tracks")
         step = pos[1:] - pos[:-1]
         rms = float(np.sqrt(np.nanmean(step[..., :2] ** 2)))
         g = 4.0 * math.sqrt(n_lags) * rms
@@ -368,6 +394,16 @@ def fit_msd(positions, dt=1.0, *, n_lags=4, alpha_lags=None, n_boot=200, fit_int
     if S.shape[0] < 2:
         raise InputError("positions", f"has {S.shape[0]} track(s) with at least two frames", "two or more tracks")
     tau = np.arange(1, L + 1) * dt
+    m_all = S.sum(0) / np.maximum(C.sum(0), 1)
+    if np.any(C.sum(0)[:n_lags] == 0) or np.any(m_all[:n_lags] <= 0):
+        raise InputError("positions", f"has lags 1..{n_lags} with no displacement pair or a zero MSD "
+                         "(particles that never move)", f"moving particles observed over lags 1..{n_lags}")
+    alpha_ok = bool(np.all(C.sum(0)[a0 - 1:a1] > 0) and np.all(m_all[a0 - 1:a1] > 0))
+    if not alpha_ok:
+        import warnings
+
+        warnings.warn(f"fit_msd: no displacement pair (or a zero MSD) at some of the lags {a0}..{a1}; the exponent "
+                      "alpha is undefined and returned as NaN", RuntimeWarning, stacklevel=2)
 
     def stats(Sw, Cw):
         m = Sw.sum(0) / np.maximum(Cw.sum(0), 1)
@@ -375,8 +411,11 @@ def fit_msd(positions, dt=1.0, *, n_lags=4, alpha_lags=None, n_boot=200, fit_int
             a, b = _fit_line(tau[:n_lags], m[:n_lags])
         else:
             a, b = 0.0, float(tau[:n_lags] @ m[:n_lags] / (tau[:n_lags] @ tau[:n_lags]))
-        lt, lm = np.log(tau[a0 - 1:a1]), np.log(np.clip(m[a0 - 1:a1], 1e-300, None))
-        al = np.polyfit(lt, lm, 1)[0]
+        if alpha_ok:
+            lt, lm = np.log(tau[a0 - 1:a1]), np.log(np.clip(m[a0 - 1:a1], 1e-300, None))
+            al = np.polyfit(lt, lm, 1)[0]
+        else:
+            al = float("nan")
         return np.array([b / (2 * d), a, al]), m
 
     est, m = stats(S, C)
@@ -533,19 +572,29 @@ def velocity_profile(positions, dt=1.0, *, n_bins=20, flow_axis=0, density=1000.
     """
     pos, dt = _positions(positions, dt)
     n_bins = check_positive_int(n_bins, "n_bins", minimum=4)
-    if flow_axis not in (0, 1) or isinstance(flow_axis, bool):
+    if isinstance(flow_axis, (bool, np.bool_)) or not isinstance(flow_axis, (int, np.integer)) or flow_axis not in (0, 1):
         raise InputError("flow_axis", f"got {flow_axis!r}", "0 or 1")
+    density = check_in_range(density, "density", 0.0, None, low_open=True)
+    viscosity = check_in_range(viscosity, "viscosity", 0.0, None, low_open=True)
+    if pos.shape[-1] < 2:
+        raise InputError("positions", f"has {pos.shape[-1]}-D positions", "2-D (or 3-D) tracks: along and across the flow")
     inc = (pos[1:] - pos[:-1]) / dt
     mid = 0.5 * (pos[1:] + pos[:-1])
     ok = np.all(np.isfinite(inc), -1)
     v = inc[..., flow_axis][ok]
     y = mid[..., 1 - flow_axis][ok]
+    if y.size == 0 or float(y.max() - y.min()) <= 0:
+        raise InputError("positions", f"has {y.size} displacement(s) spanning no transverse range",
+                         "tracks spread across the channel (a profile needs several transverse positions)")
     edges = np.linspace(y.min(), y.max(), n_bins + 1)
     b = np.clip(np.digitize(y, edges) - 1, 0, n_bins - 1)
     cnt = np.bincount(b, minlength=n_bins)
     sv = np.bincount(b, v, minlength=n_bins)
     c = 0.5 * (edges[1:] + edges[:-1])
     good = cnt > 0
+    if good.sum() < 3:
+        raise InputError("positions", f"fill only {int(good.sum())} of the {n_bins} transverse bins",
+                         "displacements in at least 3 bins for a parabola fit")
     u = sv[good] / cnt[good]
     c = c[good]
     c2, c1, c0 = np.polyfit(c, u, 2)
@@ -582,16 +631,22 @@ def growth_rate(times, counts, *, min_count=1):
     >>> round(growth_rate(t, 3 * np.exp(0.2 * t)).rate, 6)
     0.2
     """
-    t = np.asarray(times, float).ravel()
-    n = np.asarray(counts, float).ravel()
-    if t.shape != n.shape or t.size < 3 or not np.all(np.isfinite(t)) or not np.all(np.isfinite(n)):
-        raise InputError("counts", f"got {n.size} counts for {t.size} times", "matching finite arrays of >= 3 points")
+    from iclr26sci.core import check_array
+
+    t = check_array(times, "times", ndim=1)
+    n = check_array(counts, "counts", ndim=1)
+    if t.shape != n.shape or t.size < 3:
+        raise InputError("counts", f"got {n.size} counts for {t.size} times", "matching arrays of >= 3 points")
+    if np.any(np.diff(t) < 0):
+        raise InputError("times", "are not in increasing order", "non-decreasing times (sort times and counts together)")
     if np.any(n <= 0):
         raise InputError("counts", "contains a population <= 0", "positive population sizes")
     mc = check_positive_int(min_count, "min_count")
     sel = n >= mc
     if sel.sum() < 3:
         raise InputError("min_count", f"leaves {int(sel.sum())} points", "a threshold leaving >= 3 points")
+    if np.ptp(t[sel]) <= 0:
+        raise InputError("times", "has a single distinct time among the fitted points", "at least two distinct times")
     A = np.stack([np.ones(sel.sum()), t[sel]], 1)
     y = np.log(n[sel])
     coef, res, *_ = np.linalg.lstsq(A, y, rcond=None)
@@ -666,6 +721,16 @@ class PhysicsFlags(_Result):
         return f"PhysicsFlags(violations={self.violations}, alpha={self.alpha:.3f}, n_tracks={self.n_tracks})"
 
 
+def check_alpha_range(alpha_range, name="alpha_range"):
+    """A pair ``(low, high)`` of finite exponents with ``0 <= low < high``."""
+    if isinstance(alpha_range, (str, bytes)) or not hasattr(alpha_range, "__len__") or len(alpha_range) != 2:
+        raise InputError(name, f"got {alpha_range!r}", "a pair (low, high) of MSD exponents")
+    lo, hi = (check_in_range(v, name, 0.0, None) for v in alpha_range)
+    if not lo < hi:
+        raise InputError(name, f"got ({lo:g}, {hi:g})", "low < high")
+    return lo, hi
+
+
 def physics_flags(video, *, psf_sigma=1.5, max_disp=None, alpha_range=(0.8, 1.2), jump_z=6.0, jump_fraction=0.01,
                   orphan_rate=0.0035, flicker_z=8.0, frozen_fraction=0.05, min_track=10):
     r"""Flag physics violations in a video of diffusing particles (or cells).
@@ -717,9 +782,15 @@ def physics_flags(video, *, psf_sigma=1.5, max_disp=None, alpha_range=(0.8, 1.2)
     T = frames.shape[0]
     if T < 10:
         raise InputError("video", f"has {T} frames", "at least 10 frames for the physics flags")
-    lo, hi = (check_in_range(v, "alpha_range") for v in alpha_range)
+    lo, hi = check_alpha_range(alpha_range)
     s = check_in_range(psf_sigma, "psf_sigma", 0.0, None, low_open=True)
     md = None if max_disp is None else check_in_range(max_disp, "max_disp", 0.0, None, low_open=True)
+    jump_z = check_in_range(jump_z, "jump_z", 0.0, None, low_open=True)
+    jump_fraction = check_in_range(jump_fraction, "jump_fraction", 0.0, 1.0)
+    orphan_rate = check_in_range(orphan_rate, "orphan_rate", 0.0, None)
+    flicker_z = check_in_range(flicker_z, "flicker_z", 0.0, None, low_open=True)
+    frozen_fraction = check_in_range(frozen_fraction, "frozen_fraction", 0.0, 1.0)
+    min_track = check_positive_int(min_track, "min_track", minimum=2)
     # frozen: identical consecutive frames
     same = np.array([np.array_equal(frames[n], frames[n - 1]) for n in range(1, T)])
     frozen_frac = float(same.mean())
@@ -843,9 +914,42 @@ def analyse(data, kind="tracks", *, pixel_size=None, dt=None, psf_sigma=None, ma
     """
     from ._sim import Colony, Field, Tracks
 
+    import inspect
+
     kind = check_option(kind, "kind", ["tracks", "field", "colony", "profile", "flags"])
+    target = {"tracks": fit_msd, "profile": velocity_profile, "flags": physics_flags, "colony": growth_rate,
+              "field": None}[kind]
+    own = {"positions", "dt", "n_lags", "n_boot", "rng", "video", "times", "counts", "psf_sigma", "max_disp"}
+    allowed = set() if target is None else set(inspect.signature(target).parameters) - own
+    unknown = sorted(set(kwargs) - allowed)
+    if unknown:
+        raise InputError(unknown[0], f"is not an option of analyse(kind={kind!r})",
+                         ("one of " + ", ".join(sorted(allowed))) if allowed else "no extra keyword arguments")
     if kind == "flags":
-        return physics_flags(data, **kwargs)
+        try:
+            if psf_sigma is not None:
+                kwargs["psf_sigma"] = psf_sigma
+            if max_disp is not None:
+                kwargs["max_disp"] = max_disp
+            return physics_flags(data, **kwargs)
+        except InputError as exc:
+            if exc.argument == "video":
+                raise InputError("data", exc.problem, exc.expected) from None
+            raise
+    if isinstance(data, (Tracks, Field, Colony)):
+        fits = {"tracks": (Tracks,), "profile": (Tracks,), "field": (Field,), "colony": (Colony,)}[kind]
+        if not isinstance(data, fits):
+            want = {Tracks: "'tracks' or 'profile'", Field: "'field'", Colony: "'colony'"}[type(data)]
+            raise InputError("kind", f"{kind!r} does not apply to a {type(data).__name__}", want)
+    elif not isinstance(data, Video):
+        as_frames(data, name="data")
+    if psf_sigma is not None:
+        psf_sigma = check_in_range(psf_sigma, "psf_sigma", 0.0, None, low_open=True)
+    n_lags = check_positive_int(n_lags, "n_lags", minimum=2)
+    min_track = check_positive_int(min_track, "min_track", minimum=2)
+    n_boot = check_positive_int(n_boot, "n_boot", minimum=10)
+    if max_disp is not None:
+        check_in_range(max_disp, "max_disp", 0.0, None, low_open=True)
     if isinstance(data, Video):
         px = data.pixel_size if pixel_size is None else check_in_range(pixel_size, "pixel_size", 0.0, None, low_open=True)
         dt = data.dt if dt is None else check_in_range(dt, "dt", 0.0, None, low_open=True)
@@ -859,7 +963,7 @@ def analyse(data, kind="tracks", *, pixel_size=None, dt=None, psf_sigma=None, ma
             return fit_msd(data, n_lags=n_lags, n_boot=n_boot, rng=rng, **kwargs)
         if isinstance(data, (Field, Colony)):
             raise InputError("kind", f"'tracks' does not apply to a {type(data).__name__}", "'field' or 'colony'")
-        frames = as_frames(data)
+        frames = as_frames(data, name="data")
         T = frames.shape[0]
         if T < n_lags + 2:
             raise InputError("data", f"has {T} frames", f"at least {n_lags + 2} frames for an MSD over {n_lags} lags")
@@ -892,12 +996,15 @@ def analyse(data, kind="tracks", *, pixel_size=None, dt=None, psf_sigma=None, ma
         elif isinstance(data, (Tracks, Colony)):
             raise InputError("kind", f"'field' does not apply to a {type(data).__name__}", "'tracks' or 'colony'")
         else:
-            fr = as_frames(data)
+            fr = as_frames(data, name="data")
             c = fr - np.median(fr[:, :2, :].reshape(fr.shape[0], -1), 1)[:, None, None]
             c = np.clip(c, 0, None)
             dx, tstep = px, dt
         T = c.shape[0]
         tot = c.reshape(T, -1).sum(1)
+        if T < 2 or not np.all(tot > 0):
+            raise InputError("data", f"has {T} frame(s) or frames with no intensity above the background",
+                             "at least 2 frames, each with a spreading intensity (a concentration)")
         d = c.ndim - 1
         var = np.empty((T, d))
         for ax in range(d):
@@ -911,7 +1018,7 @@ def analyse(data, kind="tracks", *, pixel_size=None, dt=None, psf_sigma=None, ma
     # colony
     if isinstance(data, Colony):
         return growth_rate(data.times, data.counts, **kwargs)
-    fr = as_frames(data)
+    fr = as_frames(data, name="data")
     counts = _count_blobs(fr, max(s, 1.0))
     counts = np.maximum(counts, 1)
     return growth_rate(np.arange(len(counts)) * dt, counts, **kwargs)

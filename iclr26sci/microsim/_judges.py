@@ -46,6 +46,17 @@ class OracleJudge:
     def __init__(self, truth=None):
         if truth is not None and not isinstance(truth, Mapping) and not callable(truth):
             raise InputError("truth", f"got {type(truth).__name__}", "None, a dict of bits, or a callable(request)")
+        if isinstance(truth, Mapping):
+            from ._rubric import _DIM_KEYS, _bit
+
+            for k, bits in truth.items():
+                dim = k[1] if isinstance(k, tuple) and len(k) == 2 else k
+                if not isinstance(dim, str) or dim not in _DIM_KEYS:
+                    raise InputError("truth", f"has the key {k!r}", "dimension names or (task index, dimension) keys")
+                if isinstance(bits, (str, bytes)) or not hasattr(bits, "__iter__"):
+                    raise InputError("truth", f"[{k!r}] is a {type(bits).__name__}", "a list of 0/1 bits")
+                for b in bits:
+                    _bit(b, f"truth[{k!r}]", "truth")
         self.truth = truth
 
     def __call__(self, frames, request):
@@ -207,6 +218,8 @@ class PhysicsJudge:
     """
 
     def __init__(self, rules=None, fallback=None, alpha_range=(0.8, 1.2)):
+        if rules is not None and not isinstance(rules, Mapping):
+            raise InputError("rules", f"got {type(rules).__name__}", "a dict property name -> regular expression")
         rules = dict(PHYSICS_RULES if rules is None else rules)
         for k, v in rules.items():
             if k not in PHYSICS_RULES:
@@ -217,8 +230,9 @@ class PhysicsJudge:
                 raise InputError("rules", f"has an invalid pattern for {k!r}: {v!r}", "a regular expression") from None
         if fallback is not None and not callable(fallback):
             raise InputError("fallback", f"got {type(fallback).__name__}", "a judge callable or None")
-        lo, hi = alpha_range
-        self.alpha_range = (check_in_range(lo, "alpha_range"), check_in_range(hi, "alpha_range"))
+        from ._analysis import check_alpha_range
+
+        self.alpha_range = check_alpha_range(alpha_range)
         self.rules = {k: re.compile(v, re.I) for k, v in rules.items()}
         self.fallback = fallback
         self._cache: dict = {}
@@ -229,11 +243,20 @@ class PhysicsJudge:
 
     def properties(self, video, names=None) -> dict:
         """Measure the properties ``names`` (default all) on a video; measurements are cached per video."""
+        from ._render import as_frames
+
+        want = list(PHYSICS_RULES) if names is None else names
+        if isinstance(want, str) or not hasattr(want, "__iter__"):
+            raise InputError("names", f"got {want!r}", "a list of property names")
+        want = list(want)
+        unknown = [n for n in want if n not in PHYSICS_RULES]
+        if unknown:
+            raise InputError("names", f"has the unknown property {unknown[0]!r}", "names among " + ", ".join(PHYSICS_RULES))
+        as_frames(video)
         key = id(video)
         if key not in self._cache:
             self._cache = {key: (video, {})}  # keep a reference so the id stays valid
         props = self._cache[key][1]
-        want = list(PHYSICS_RULES) if names is None else list(names)
         for group in {_GROUP[n] for n in want if n not in props}:
             props.update(_measure(video, self.alpha_range, group))
         return {n: props.get(n) for n in want}

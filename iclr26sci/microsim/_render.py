@@ -7,7 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_array, check_bool, check_in_range, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_memory,
+                            check_positive_int)
+
+#: file formats :meth:`Video.save` writes, by extension
+VIDEO_FORMATS = (".mp4", ".avi", ".gif", ".tif", ".tiff")
 
 __all__ = ["Video", "render", "as_frames"]
 
@@ -40,6 +44,27 @@ class Video:
     pixel_size: float = 1.0
     meta: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        fr = self.frames
+        if hasattr(fr, "detach"):
+            fr = fr.detach().cpu().numpy()
+        fr = np.asarray(fr) if not isinstance(fr, np.ndarray) else fr
+        if fr.dtype == object or fr.dtype.kind not in "biuf":
+            raise InputError("frames", f"has dtype {fr.dtype}", "grey levels (n_frames, H, W), uint8 or numbers in [0, 255]")
+        if fr.ndim != 3 or min(fr.shape) < 1:
+            raise InputError("frames", f"has shape {fr.shape}", "a grey video (n_frames, H, W) with at least 1 frame")
+        if fr.dtype.kind == "f":
+            if not np.isfinite(fr).all():
+                raise InputError("frames", "contains NaN or infinite values", "finite grey levels in [0, 255]")
+        if fr.dtype != np.uint8 and fr.size and (float(fr.min()) < 0 or float(fr.max()) > 255):
+            raise InputError("frames", f"has values in [{float(fr.min()):g}, {float(fr.max()):g}]",
+                             "grey levels in [0, 255] (multiply [0, 1] images by 255)")
+        self.frames = fr
+        self.dt = check_in_range(self.dt, "dt", 0.0, None, low_open=True)
+        self.pixel_size = check_in_range(self.pixel_size, "pixel_size", 0.0, None, low_open=True)
+        if not isinstance(self.meta, dict):
+            raise InputError("meta", f"got {type(self.meta).__name__}", "a dict of acquisition metadata")
+
     @property
     def shape(self):
         return self.frames.shape
@@ -67,19 +92,93 @@ class Video:
                 "pixel_size": self.pixel_size, "meta": {k: v for k, v in self.meta.items() if k != "truth"}}
 
     def save(self, path, fps=None):
-        """Write an mp4 (needs ``imageio`` with ``imageio-ffmpeg``) or a multi-page TIFF (``.tif``)."""
-        path = str(path)
-        if path.endswith((".tif", ".tiff")):
-            import tifffile
+        """Write the video: ``.mp4`` / ``.avi`` (OpenCV's FFmpeg writer, grey MPEG-4), ``.gif`` (imageio) or a
+        multi-page TIFF (``.tif``, tifffile).
 
-            tifffile.imwrite(path, self.frames)
+        Everything is checked before a byte is written: the extension, that the folder exists, ``fps`` and that
+        the writer for the format is installed; a writer that fails leaves no partial file behind.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Output file; its extension picks the format.
+        fps : float, optional
+            Frames per second (default ``1 / dt``, at least 1).
+
+        Returns
+        -------
+        str
+            The path written.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> v = Video(np.zeros((4, 16, 16), np.uint8), dt=0.05)
+        >>> p = v.save(os.path.join(tempfile.mkdtemp(), "clip.tif"))
+        >>> os.path.getsize(p) > 0
+        True
+        """
+        import os
+
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError("path", f"got {type(path).__name__}", "a file path ending in " + ", ".join(VIDEO_FORMATS))
+        path = os.fspath(path)
+        ext = os.path.splitext(path)[1].lower()
+        if ext not in VIDEO_FORMATS:
+            raise InputError("path", f"has extension {ext or '(none)'!r}", "one of " + ", ".join(VIDEO_FORMATS))
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise InputError("path", f"is in {folder!r}, which is not an existing folder", "a path in an existing folder")
+        fps = max(1.0, round(1 / self.dt)) if fps is None else check_in_range(fps, "fps", 0.0, None, low_open=True)
+        u8 = self.frames if self.frames.dtype == np.uint8 else np.clip(np.rint(self.frames), 0, 255).astype(np.uint8)
+        if ext in (".tif", ".tiff"):
+            try:
+                import tifffile
+            except ImportError:  # pragma: no cover - optional
+                raise InputError("path", "is a TIFF but tifffile is not installed", "pip install tifffile, or .gif / .mp4") \
+                    from None
+            tifffile.imwrite(path, u8, photometric="minisblack")
+            return path
+        if ext == ".gif":
+            try:
+                import imageio.v2 as imageio
+            except ImportError:  # pragma: no cover - optional
+                raise InputError("path", "is a GIF but imageio is not installed", "pip install imageio, or .tif / .mp4") \
+                    from None
+            _write_clean(path, lambda: imageio.mimwrite(path, list(u8), format="GIF", duration=1000.0 / fps, loop=0))
             return path
         try:
-            import imageio.v2 as imageio
-        except ImportError as exc:  # pragma: no cover - optional
-            raise ImportError("writing mp4 needs imageio and imageio-ffmpeg (pip install imageio imageio-ffmpeg)") from exc
-        imageio.mimwrite(path, list(self.frames), fps=fps or max(1, round(1 / self.dt)))
+            import cv2
+        except ImportError:  # pragma: no cover - optional
+            raise InputError("path", f"is {ext} but OpenCV (cv2) is not installed", "pip install opencv-python-headless, "
+                             "or save as .tif / .gif") from None
+
+        def write():
+            four = cv2.VideoWriter_fourcc(*("mp4v" if ext == ".mp4" else "MJPG"))
+            w = cv2.VideoWriter(path, four, float(fps), (u8.shape[2], u8.shape[1]), isColor=False)
+            if not w.isOpened():
+                raise InputError("path", f"could not be opened by OpenCV's {ext} writer (no FFmpeg support?)",
+                                 "save as .tif or .gif instead")
+            try:
+                for f in u8:
+                    w.write(np.ascontiguousarray(f))
+            finally:
+                w.release()
+        _write_clean(path, write)
         return path
+
+
+def _write_clean(path, write):
+    """Run ``write()``; if it fails, remove what it left at ``path`` (a partial file) and re-raise."""
+    import os
+
+    existed = os.path.exists(path)
+    try:
+        write()
+    except BaseException:
+        if not existed and os.path.exists(path):
+            os.remove(path)
+        raise
 
 
 def as_frames(video, name="video"):
@@ -102,8 +201,8 @@ def as_frames(video, name="video"):
         raise InputError(name, f"has dtype {a.dtype}", "a numeric array (T, H, W) or (T, H, W, 3)")
     if a.ndim == 4 and a.shape[-1] in (3, 4):
         a = a[..., :3].astype(float).mean(-1)
-    if a.ndim != 3:
-        raise InputError(name, f"has shape {a.shape}", "a video of shape (T, H, W) or (T, H, W, 3)")
+    if a.ndim != 3 or min(a.shape) < 1:
+        raise InputError(name, f"has shape {a.shape}", "a video of shape (T, H, W) or (T, H, W, 3), T, H, W >= 1")
     a = a.astype(float)
     if not np.all(np.isfinite(a)):
         raise InputError(name, f"contains {int((~np.isfinite(a)).sum())} NaN or infinite pixel values",
@@ -218,18 +317,23 @@ def render(sim, *, shape=None, pixel_size=0.1, psf_sigma=1.5, snr=10.0, amplitud
     bc = check_in_range(background_contrast, "background_contrast", 0.0, 1.0)
     poisson = check_bool(poisson, "poisson")
     g = as_generator(rng)
+    if shape is not None:
+        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__") or len(shape) != 2:
+            raise InputError("shape", f"got {shape!r}", "(H, W) in pixels")
+        shape = tuple(check_positive_int(v, "shape", minimum=1 if isinstance(sim, Field) else 8) for v in shape)
+    if isinstance(sim, Tracks) and sim.positions.shape[-1] < 2:
+        raise InputError("sim", f"has {sim.positions.shape[-1]}-D positions", "2-D or 3-D tracks (x, y drawn)")
     if isinstance(sim, Field):
         base = sim.c if sim.c.ndim == 3 else sim.c[:, None, :].repeat(8, 1)
-        if shape is not None:
-            shape = tuple(check_positive_int(v, "shape") for v in shape)
         H, W = base.shape[1:] if shape is None else shape
     else:
         if shape is None:
             H, W = (max(8, int(round(sim.box[1] / px))), max(8, int(round(sim.box[0] / px))))
         else:
-            if len(shape) != 2:
-                raise InputError("shape", f"got {shape!r}", "(H, W) in pixels")
-            H, W = (check_positive_int(v, "shape", minimum=8) for v in shape)
+            H, W = shape
+    n_frames = sim.n_frames if isinstance(sim, (Tracks, Field)) else len(sim.frames or ())
+    check_memory(3 * 8.0 * max(n_frames, 1) * H * W, "shape" if shape is not None else "pixel_size",
+                 "the rendered frames")
     img = np.empty((0,))
     if isinstance(sim, Tracks):
         T = sim.n_frames

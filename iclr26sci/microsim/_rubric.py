@@ -30,7 +30,7 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from iclr26sci.core import InputError, check_bool, check_positive_int
+from iclr26sci.core import InputError, check_bool, check_in_range, check_positive_int
 
 __all__ = ["DIMENSIONS", "Criterion", "TaskRubric", "Rubric", "sample_frame_indices", "JudgeRequest", "Judge",
            "build_prompt", "parse_reply", "score_verdicts", "score_video", "VideoScore", "aggregate",
@@ -63,6 +63,14 @@ class Criterion:
     sign: int
     weight: float
 
+    def __post_init__(self):
+        check_positive_int(self.key, "key", minimum=0)
+        if not isinstance(self.description, str):
+            raise InputError("description", f"got {type(self.description).__name__}", "the criterion's text")
+        if isinstance(self.sign, (bool, np.bool_)) or self.sign not in (1, -1):
+            raise InputError("sign", f"got {self.sign!r}", "+1 (positive point) or -1 (penalty point)")
+        check_in_range(self.weight, "weight", 0.0, None)
+
     @property
     def positive(self) -> bool:
         return self.sign > 0
@@ -77,16 +85,16 @@ def _parse_sign(v, where):
         return 1
     if s == "-1":
         return -1
-    raise InputError("path", f"{where} has sign {v!r}", "'+1' (positive point) or '-1' (penalty point)")
+    raise InputError("entry", f"{where} has sign {v!r}", "'+1' (positive point) or '-1' (penalty point)")
 
 
 def _parse_weight(v, where):
     try:
         w = float(v)
     except (TypeError, ValueError):
-        raise InputError("path", f"{where} has weight {v!r}", "a number >= 0 (or a numeric string)") from None
+        raise InputError("entry", f"{where} has weight {v!r}", "a number >= 0 (or a numeric string)") from None
     if not math.isfinite(w) or w < 0:
-        raise InputError("path", f"{where} has weight {v!r}", "a finite number >= 0")
+        raise InputError("entry", f"{where} has weight {v!r}", "a finite number >= 0")
     return w
 
 
@@ -124,6 +132,24 @@ class TaskRubric:
     name: Any = None
     raw: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if isinstance(self.index, (bool, np.bool_)) or not isinstance(self.index, (int, np.integer)):
+            raise InputError("index", f"got {self.index!r}", "an integer task index")
+        for k in ("task", "requirement"):
+            if not isinstance(getattr(self, k), str):
+                raise InputError(k, f"got {type(getattr(self, k)).__name__}", "the prompt text as a string")
+        if not isinstance(self.criteria, Mapping) or set(self.criteria) != set(_DIM_KEYS):
+            got = sorted(self.criteria) if isinstance(self.criteria, Mapping) else type(self.criteria).__name__
+            raise InputError("criteria", f"has dimensions {got}", "exactly the keys " + ", ".join(_DIM_KEYS))
+        for d in _DIM_KEYS:
+            cs = self.criteria[d]
+            if isinstance(cs, (str, bytes)) or not hasattr(cs, "__len__") or not len(cs) \
+                    or not all(isinstance(c, Criterion) for c in cs):
+                raise InputError("criteria", f"[{d!r}] is not a non-empty sequence of Criterion", "Criterion records")
+        self.criteria = {d: tuple(self.criteria[d]) for d in _DIM_KEYS}
+        if not isinstance(self.raw, Mapping):
+            raise InputError("raw", f"got {type(self.raw).__name__}", "the task's JSON entry as a dict")
+
     @property
     def n_criteria(self) -> int:
         return sum(len(v) for v in self.criteria.values())
@@ -152,41 +178,41 @@ class TaskRubric:
         """Parse and validate one task entry of a rubric file (either key variant)."""
         where = f"task #{position}"
         if not isinstance(entry, Mapping):
-            raise InputError("path", f"{where} is a {type(entry).__name__}", "a JSON object per task")
+            raise InputError("entry", f"{where} is a {type(entry).__name__}", "a JSON object per task")
         if "index" not in entry:
-            raise InputError("path", f"{where} lacks the required key 'index'", "every task to have an integer 'index'")
+            raise InputError("entry", f"{where} lacks the required key 'index'", "every task to have an integer 'index'")
         try:
             index = int(entry["index"])
         except (TypeError, ValueError):
-            raise InputError("path", f"{where} has index {entry['index']!r}", "an integer index") from None
+            raise InputError("entry", f"{where} has index {entry['index']!r}", "an integer index") from None
         where = f"task {index}"
         texts = {}
         for k, variants in _TEXT_KEYS.items():
             have = [v for v in variants if v in entry]
             if not have:
-                raise InputError("path", f"{where} lacks the required key {variants[0]!r} (or {variants[1]!r})",
+                raise InputError("entry", f"{where} lacks the required key {variants[0]!r} (or {variants[1]!r})",
                                  f"a task text under {variants[0]!r} or {variants[1]!r}")
             texts[k] = str(entry[have[0]])
         crits = {}
         for d in _DIM_KEYS:
             key = f"rubrics_{d}"
             if key not in entry:
-                raise InputError("path", f"{where} lacks the required key {key!r}", "the three rubric dimensions "
+                raise InputError("entry", f"{where} lacks the required key {key!r}", "the three rubric dimensions "
                                  + ", ".join(f"'rubrics_{x}'" for x in _DIM_KEYS))
             block = entry[key]
             if not isinstance(block, Mapping):
-                raise InputError("path", f"{where} {key} is a {type(block).__name__}", "an object of d/s/w keys")
+                raise InputError("entry", f"{where} {key} is a {type(block).__name__}", "an object of d/s/w keys")
             nums = sorted({int(m.group(1)) for k in block for m in [re.fullmatch(r"[dsw](\d+)", k)] if m})
             out = []
             for n in nums:
                 for p in "dsw":
                     if f"{p}{n}" not in block:
-                        raise InputError("path", f"{where} {key} has criterion {n} without the key '{p}{n}'",
+                        raise InputError("entry", f"{where} {key} has criterion {n} without the key '{p}{n}'",
                                          f"each criterion to have d{n}, s{n} and w{n}")
                 out.append(Criterion(n, str(block[f"d{n}"]), _parse_sign(block[f"s{n}"], f"{where} {key} s{n}"),
                                      _parse_weight(block[f"w{n}"], f"{where} {key} w{n}")))
             if not out:
-                raise InputError("path", f"{where} {key} has no criteria", "at least one d<k>/s<k>/w<k> criterion")
+                raise InputError("entry", f"{where} {key} has no criteria", "at least one d<k>/s<k>/w<k> criterion")
             crits[d] = tuple(out)
         level = entry.get("final_label", entry.get("level"))
         return cls(index, texts["task"], texts["requirement"], crits, level=level, name=entry.get("name"),
@@ -211,12 +237,19 @@ class Rubric:
     """
 
     def __init__(self, tasks, source="<memory>"):
+        if isinstance(tasks, (str, bytes, Mapping)) or not hasattr(tasks, "__iter__"):
+            raise InputError("tasks", f"got {type(tasks).__name__}", "a list of TaskRubric")
         self.tasks = list(tasks)
+        if not self.tasks:
+            raise InputError("tasks", "is empty", "at least one TaskRubric")
+        bad = [type(t).__name__ for t in self.tasks if not isinstance(t, TaskRubric)]
+        if bad:
+            raise InputError("tasks", f"contains a {bad[0]}", "TaskRubric records (Rubric.load builds them from JSON)")
         self.source = source
         idx = [t.index for t in self.tasks]
         if len(set(idx)) != len(idx):
             dup = sorted({i for i in idx if idx.count(i) > 1})
-            raise InputError("path", f"has duplicate task index {dup[0]}", "unique task indices")
+            raise InputError("tasks", f"has duplicate task index {dup[0]}", "unique task indices")
 
     @classmethod
     def load(cls, path, *, tasks_path=None):
@@ -256,17 +289,31 @@ class Rubric:
             data = data["tasks"]
         if not isinstance(data, list) or not data:
             raise InputError("path", f"holds a {type(data).__name__}", "a non-empty JSON list of task objects")
-        tasks = [TaskRubric.from_json(e, i) for i, e in enumerate(data)]
         if tasks_path is not None:
-            if not os.path.isfile(tasks_path):
-                raise InputError("tasks_path", f"{os.fspath(tasks_path)!r} is not a file", "a finaltasks.json path")
-            with open(tasks_path, encoding="utf-8") as fh:
-                meta = json.load(fh)
-            labels = {int(m["index"]): m.get("final_label") for m in meta if isinstance(m, Mapping) and "index" in m}
+            if not isinstance(tasks_path, (str, os.PathLike)) or not os.path.isfile(tasks_path):
+                raise InputError("tasks_path", f"{tasks_path!r} is not a file", "a finaltasks.json path")
+            try:
+                with open(tasks_path, encoding="utf-8") as fh:
+                    meta = json.load(fh)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise InputError("tasks_path", f"is not valid JSON ({exc})", "a JSON list of {index, final_label}") \
+                    from None
+            if not isinstance(meta, list):
+                raise InputError("tasks_path", f"holds a {type(meta).__name__}", "a JSON list of {index, final_label}")
+        try:
+            tasks = [TaskRubric.from_json(e, i) for i, e in enumerate(data)]
+            rubric = cls(tasks, source=os.fspath(path))
+        except InputError as exc:
+            raise InputError("path", exc.problem, exc.expected) from None
+        if tasks_path is not None:
+            try:
+                labels = {int(m["index"]): m.get("final_label") for m in meta if isinstance(m, Mapping) and "index" in m}
+            except (TypeError, ValueError):
+                raise InputError("tasks_path", "has a non-integer 'index'", "integer task indices") from None
             for t in tasks:
                 if t.index in labels:
                     t.level = labels[t.index]
-        return cls(tasks, source=os.fspath(path))
+        return rubric
 
     @classmethod
     def example(cls):
@@ -394,6 +441,16 @@ class JudgeRequest:
     frame_indices: list
     video: Any = None
 
+    def __post_init__(self):
+        if not isinstance(self.task, TaskRubric):
+            raise InputError("task", f"got {type(self.task).__name__}", "a TaskRubric")
+        if not isinstance(self.dimension, str) or self.dimension not in _DIM_KEYS:
+            raise InputError("dimension", f"got {self.dimension!r}", "one of " + ", ".join(_DIM_KEYS))
+        if isinstance(self.criteria, (str, bytes)) or not hasattr(self.criteria, "__len__") \
+                or not all(isinstance(c, Criterion) for c in self.criteria):
+            raise InputError("criteria", f"got {self.criteria!r}", "a tuple of Criterion")
+        self.criteria = tuple(self.criteria)
+
     def __repr__(self):
         return f"JudgeRequest(task={self.task.index}, dimension={self.dimension!r}, criteria={len(self.criteria)})"
 
@@ -449,7 +506,7 @@ def build_prompt(task, dimension, *, faithful_to_release=False):
     """
     if not isinstance(task, TaskRubric):
         raise InputError("task", f"got {type(task).__name__}", "a TaskRubric (Rubric.task(...))")
-    if dimension not in _DIM_KEYS:
+    if not isinstance(dimension, str) or dimension not in _DIM_KEYS:
         raise InputError("dimension", f"got {dimension!r}", "one of " + ", ".join(_DIM_KEYS))
     faithful = check_bool(faithful_to_release, "faithful_to_release")
     if faithful:
@@ -503,14 +560,15 @@ def parse_reply(text):
     return out if isinstance(out, dict) else None
 
 
-def _bit(v, where):
+def _bit(v, where, argument="judge"):
     if isinstance(v, (bool, np.bool_)):
         return int(v)
     if isinstance(v, (int, np.integer)) and int(v) in (0, 1):
         return int(v)
     if isinstance(v, (float, np.floating)) and float(v) in (0.0, 1.0):
         return int(v)
-    raise InputError("judge", f"returned verdict {v!r} for {where}", "0 or 1 per criterion")
+    what = "returned verdict" if argument == "judge" else "has verdict"
+    raise InputError(argument, f"{what} {v!r} for {where}", "0 or 1 per criterion")
 
 
 def _normalise_verdicts(out, crit, *, faithful, where):
@@ -673,10 +731,12 @@ def score_verdicts(task, verdicts, *, faithful_to_release=False):
     valid = True
     for d in _DIM_KEYS:
         bits = verdicts.get(d)
+        if bits is not None and (isinstance(bits, (str, bytes, Mapping)) or not hasattr(bits, "__len__")):
+            raise InputError("verdicts", f"[{d!r}] is a {type(bits).__name__}", "a list of 0/1 (or None)")
         if bits is None or len(bits) == 0:
             valid = False
             continue
-        bits = [_bit(b, f"task {task.index} {d}") for b in bits]
+        bits = [_bit(b, f"task {task.index} {d}", "verdicts") for b in bits]
         if not faithful and len(bits) != len(task.criteria[d]):
             raise InputError("verdicts", f"has {len(bits)} bits for the {len(task.criteria[d])} {d} criteria of "
                              f"task {task.index}", "one bit per criterion")
@@ -728,6 +788,7 @@ def score_video(video, task, judge, *, n_frames=8, faithful_to_release=False):
     if not callable(judge):
         raise InputError("judge", f"got {type(judge).__name__}", "a callable judge(frames, request) -> verdicts")
     faithful = check_bool(faithful_to_release, "faithful_to_release")
+    n_frames = check_positive_int(n_frames, "n_frames")
     as_frames(video)  # validates shape and NaN
     arr = np.asarray(video.frames if isinstance(video, Video) else video)
     idx = sample_frame_indices(arr.shape[0], n_frames)
@@ -816,15 +877,32 @@ def aggregate(scores, *, n_tasks=None, faithful_to_release=False):
     >>> aggregate(s).overall
     100.0
     """
-    scores = list(scores) if not isinstance(scores, VideoScore) else [scores]
+    if isinstance(scores, VideoScore):
+        scores = [scores]
+    elif isinstance(scores, (str, bytes, Mapping)) or not hasattr(scores, "__iter__"):
+        raise InputError("scores", f"got {type(scores).__name__}", "a list of VideoScore from score_video")
+    scores = list(scores)
+    if not scores:
+        raise InputError("scores", "is empty", "at least one VideoScore (an empty benchmark has no score)")
     for s in scores:
         if not isinstance(s, VideoScore):
             raise InputError("scores", f"contains a {type(s).__name__}", "VideoScore objects from score_video")
     faithful = check_bool(faithful_to_release, "faithful_to_release")
+    idx = [s.index for s in scores]
+    if len(set(idx)) != len(idx):
+        dup = sorted({i for i in idx if idx.count(i) > 1})
+        raise InputError("scores", f"scores task {dup[0]} more than once", "one VideoScore per task")
+    mixed = sorted({bool(s.faithful_to_release) for s in scores} - {faithful})
+    if mixed:
+        raise InputError("scores", f"holds scores made with faithful_to_release={mixed[0]}",
+                         f"scores made in the same mode as aggregate (faithful_to_release={faithful})")
     if faithful:
         n = RELEASE_TOTAL_TASKS
     else:
         n = len(scores) if n_tasks is None else check_positive_int(n_tasks, "n_tasks")
+        if n < len(scores):
+            raise InputError("n_tasks", f"is {n} but {len(scores)} tasks were scored",
+                             f"at least {len(scores)} (the benchmark's size)")
     ok = [s for s in scores if s.valid]
 
     def avg(x):

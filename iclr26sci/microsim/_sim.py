@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_option, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_memory,
+                            check_option, check_positive_int)
 
 __all__ = ["Tracks", "Field", "Colony", "simulate", "stokes_einstein", "solve_diffusion", "KB",
            "SIMULATORS"]
@@ -99,6 +100,14 @@ class Tracks:
     sub: Any = None
     box: tuple = (0.0, 0.0)
 
+    def __post_init__(self):
+        pos = check_array(self.positions, "positions", ndim=3, finite=False)
+        if pos.shape[0] < 1 or pos.shape[2] not in (1, 2, 3) or np.isinf(pos).any():
+            raise InputError("positions", f"has shape {pos.shape} or infinite entries",
+                             "finite positions (n_frames, n_particles, d) with d in 1..3 (NaN marks absence)")
+        self.positions = pos
+        self.dt = _pos(self.dt, "dt")
+
     @property
     def n_frames(self) -> int:
         return int(self.positions.shape[0])
@@ -155,6 +164,15 @@ class Field:
     kind: str = "diffusion"
     params: dict = field(default_factory=dict)
     truth: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        c = check_array(self.c, "c", ndim=(2, 3), finite=False)
+        if c.shape[0] < 1 or min(c.shape[1:]) < 1:
+            raise InputError("c", f"has shape {c.shape}", "a field (n_frames, *grid) with 1 or 2 grid axes")
+        self.c = c
+        self.dx = _pos(self.dx, "dx")
+        self.dt = _pos(self.dt, "dt")
+        self.D = _pos(self.D, "D")
 
     @property
     def n_frames(self) -> int:
@@ -237,6 +255,18 @@ class Colony:
     truth: dict = field(default_factory=dict)
     box: tuple = (0.0, 0.0)
 
+    def __post_init__(self):
+        t = check_array(self.times, "times", ndim=1)
+        n = check_array(self.counts, "counts", ndim=1, nonnegative=True)
+        if t.size == 0:
+            raise InputError("times", "is empty", "at least one event time")
+        if np.any(np.diff(t) < 0):
+            raise InputError("times", "is not sorted", "non-decreasing event times")
+        if n.shape != t.shape:
+            raise InputError("counts", f"has {n.size} entries for {t.size} times", "one count per time")
+        self.times, self.counts = t, np.asarray(self.counts)
+        self.dt = _pos(self.dt, "dt")
+
     def count_at(self, t) -> np.ndarray:
         """N(t) at the given times (right-continuous step function)."""
         idx = np.searchsorted(self.times, np.asarray(t, float), side="right") - 1
@@ -280,9 +310,14 @@ def _box(box, d, default):
     if box is None:
         return (float(default),) * 2
     b = np.atleast_1d(check_array(box, "box", ndim=(0, 1)))
-    if b.size not in (1, 2) or np.any(b <= 0):
+    if b.size not in (1, 2) or np.any(b <= 0) or np.any(~np.isfinite(b)):
         raise InputError("box", f"got {box!r}", "a positive side length (um) or an (x, y) pair")
     return (float(b[0]), float(b[-1]))
+
+
+def _check_size(n_values, what):
+    """Refuse a simulation whose float64 arrays would not fit in memory (before allocating them)."""
+    check_memory(8.0 * n_values, what, "the simulated positions")
 
 
 def _with_sub(fine, steps, substeps, exposure):
@@ -305,6 +340,8 @@ def _brownian(*, n_particles=200, D=None, dt=0.05, steps=400, d=2, box=None, dri
     D = _diffusivity(D, temperature, viscosity, radius)
     exposure = check_in_range(exposure, "exposure", 0.0, 1.0, low_open=True)
     v = np.zeros(d) if drift is None else check_array(drift, "drift", ndim=1, shape=(d,))
+    _variant(variant, ("half_variance", "correlated"))
+    _check_size(2.0 * n * d * (steps * substeps + 1), "n_particles")
     g = as_generator(rng)
     L = _box(box, d, 25.6)
     h = dt / substeps
@@ -337,6 +374,7 @@ def _trap(*, n_particles=200, D=None, stiffness=1e-3, temperature=298.15, dt=0.0
     D = _pos(D, "D") if D is not None else _diffusivity(None, T, viscosity, radius)
     method = check_option(method, "method", ["exact", "euler"])
     exposure = check_in_range(exposure, "exposure", 0.0, 1.0, low_open=True)
+    _check_size(2.0 * n * d * (steps * substeps + 1), "n_particles")
     kT = KB * T
     k = kappa * D / kT  # relaxation rate kappa / gamma, 1/s
     var = kT / kappa  # stationary variance per axis, um^2
@@ -370,6 +408,16 @@ def _chemotaxis(*, n_particles=500, mode="langevin", D=0.5, chi=1.0, gradient=(0
     n, dt, steps, substeps, _ = _common(n_particles, dt, steps, substeps, 2)
     mode = check_option(mode, "mode", ["langevin", "run_tumble"])
     grad = check_array(gradient, "gradient", ndim=1, shape=(2,))
+    exposure = check_in_range(exposure, "exposure", 0.0, 1.0, low_open=True)
+    _variant(variant, ("no_drift",))
+    _check_size(2.0 * n * 2 * (steps * substeps + 1), "n_particles")
+    if mode == "langevin":
+        _pos(D, "D")
+        check_in_range(chi, "chi", None, None)
+    else:
+        _pos(speed, "speed")
+        _pos(tumble_rate, "tumble_rate")
+        check_in_range(beta, "beta", 0.0, None)
     g = as_generator(rng)
     L = _box(box, 2, 25.6)
     x0 = g.uniform(0.0, 1.0, size=(n, 2)) * np.array(L)
@@ -418,6 +466,11 @@ def _poiseuille(*, n_particles=300, u_max=2.0, radius=10.0, D=0.05, dt=0.05, ste
     R = _pos(radius, "radius")
     D = check_in_range(D, "D", 0.0, None)
     Lx = 2.5 * 2 * R if length is None else _pos(length, "length")
+    exposure = check_in_range(exposure, "exposure", 0.0, 1.0, low_open=True)
+    density = _pos(density, "density")
+    viscosity = _pos(viscosity, "viscosity")
+    _variant(variant, ("plug",))
+    _check_size(2.0 * n * 2 * (steps * substeps + 1), "n_particles")
     g = as_generator(rng)
     h = dt / substeps
     m = steps * substeps
@@ -449,6 +502,15 @@ def _division(*, n0=1, shape=4.0, scale=None, mean_cycle=1.0, deterministic=Fals
     """Bellman-Harris branching with Gamma(shape, scale) cycle times, or an adder size-control model."""
     n0 = check_positive_int(n0, "n0")
     n_max = check_positive_int(n_max, "n_max", minimum=2)
+    deterministic = check_bool(deterministic, "deterministic")
+    spatial = check_bool(spatial, "spatial")
+    _variant(variant, ("exponential",))
+    if spatial:
+        cell_radius = _pos(cell_radius, "cell_radius")
+        if frame_dt is not None:
+            _pos(frame_dt, "frame_dt")
+    if t_max is not None:
+        _pos(t_max, "t_max")
     g = as_generator(rng)
     if adder is None:
         kappa = _pos(shape, "shape")
@@ -583,7 +645,9 @@ def solve_diffusion(c0, D, dx, dt, steps, *, method="cn", save_every=1):
     >>> round(float(f.variance()[-1, 0] - f.variance()[0, 0]), 4)   # 2 D t = 2
     2.0
     """
-    c = check_array(c0, "c0", ndim=(1, 2))
+    c = check_array(c0, "c0", ndim=(1, 2), nonnegative=True)
+    if min(c.shape) < 3:
+        raise InputError("c0", f"has shape {c.shape}", "at least 3 cells per axis")
     D = _pos(D, "D")
     dx = _pos(dx, "dx")
     dt = _pos(dt, "dt")
@@ -630,13 +694,20 @@ def _laplacian(shape):
     return sp.kron(sp.identity(ny), lap1(nx)) + sp.kron(lap1(ny), sp.identity(nx))
 
 
+def _variant(variant, known):
+    """The deliberately broken variants used by the validation checks (None: the correct simulator)."""
+    if variant is not None and (not isinstance(variant, str) or variant not in known):
+        raise InputError("variant", f"got {variant!r}", "None or one of " + ", ".join(repr(k) for k in known))
+    return variant
+
+
 def _diffusion(*, grid=64, dx=0.5, D=0.5, sigma0=2.0, dt=0.1, steps=200, method="cn", save_every=1, centre=None,
                rng=None):
     grid = check_positive_int(grid, "grid", minimum=3)
     dx = _pos(dx, "dx")
     s0 = _pos(sigma0, "sigma0")
     x = (np.arange(grid) + 0.5) * dx
-    cx = grid * dx / 2 if centre is None else float(centre)
+    cx = grid * dx / 2 if centre is None else check_in_range(centre, "centre", 0.0, grid * dx)
     g1 = np.exp(-(x - cx) ** 2 / (2 * s0 ** 2))
     c0 = np.outer(g1, g1)
     c0 /= c0.sum() * dx ** 2
@@ -711,6 +782,8 @@ def simulate(kind, *, rng=None, **params):
 
     fn = SIMULATORS[kind]
     allowed = set(inspect.signature(fn).parameters) - {"variant"}
+    if "variant" in params and "variant" not in inspect.signature(fn).parameters:
+        raise InputError("variant", f"the {kind!r} simulator has no variants", "no variant argument")
     unknown = sorted(set(params) - allowed - {"variant"})
     if unknown:
         raise InputError(unknown[0], f"is not a parameter of the {kind!r} simulator",

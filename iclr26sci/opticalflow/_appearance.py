@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26sci.core import InputError
+from iclr26sci.core import InputError, as_generator, check_in_range
+
+from ._validate import check_image, check_int, check_interval, check_nonneg, check_point, check_tensor
 
 __all__ = ["modality_transform", "MODALITIES", "random_affine", "warp_affine", "compose_affine_flow",
            "affine_flow"]
@@ -19,14 +21,9 @@ MODALITIES = ("thermal_like", "nir_like", "lut")
 
 
 def _rgb(image, name="image"):
-    try:
-        a = np.asarray(image, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(name, "cannot be read as an array", "an (H, W) or (H, W, 3) image in [0, 1]") from None
+    a = check_image(image, name, channels=(None, 3), min_side=2)
     if a.ndim == 2:
         a = np.repeat(a[..., None], 3, -1)
-    if a.ndim != 3 or a.shape[-1] != 3 or not np.isfinite(a).all():
-        raise InputError(name, f"has shape {a.shape} or non-finite values", "an (H, W) or (H, W, 3) image in [0, 1]")
     return np.clip(a, 0.0, 1.0)
 
 
@@ -52,8 +49,8 @@ def modality_transform(image, modality="thermal_like", *, severity=1.0, rng=None
         The target appearance ([recon] definitions, see the module docstring).
     severity : float in [0, 1]
         Interpolates between the grey image (0) and the full shift (1).
-    rng : int, Generator or None
-        Randomness of the ``"lut"`` modality (the tables and regions).
+    rng : None, int, SeedSequence or Generator
+        Randomness of the ``"lut"`` modality (the tables and regions; SPEC 7).
 
     Returns
     -------
@@ -66,10 +63,10 @@ def modality_transform(image, modality="thermal_like", *, severity=1.0, rng=None
     (16, 16)
     """
     a = _rgb(image)
-    if modality not in MODALITIES:
+    if not any(modality == m for m in MODALITIES if isinstance(modality, str)):
         raise InputError("modality", f"got {modality!r}", f"one of {MODALITIES}")
-    if isinstance(severity, bool) or not isinstance(severity, (int, float)) or not 0 <= severity <= 1:
-        raise InputError("severity", f"got {severity!r}", "a number in [0, 1]")
+    severity = check_in_range(severity, "severity", 0.0, 1.0)
+    g = as_generator(rng) if modality == "lut" else None
     grey = a @ np.array([0.299, 0.587, 0.114])
     if modality == "thermal_like":
         inv = 1.0 - _blur(grey, 1.0)
@@ -83,7 +80,6 @@ def modality_transform(image, modality="thermal_like", *, severity=1.0, rng=None
         x = 0.1 * a[..., 0] + 0.3 * a[..., 1] + 0.6 * a[..., 2] + 1.5 * veg
         x = _norm01(x) ** 0.7
     else:
-        g = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
         H, W = grey.shape
         yy, xx = np.meshgrid(np.linspace(0, 1, H), np.linspace(0, 1, W), indexing="ij")
         nodes = np.linspace(0, 1, 6)
@@ -105,9 +101,10 @@ def random_affine(rng=None, *, max_rotation_deg=10.0, scale_range=(0.9, 1.1), ma
 
     Parameters
     ----------
-    rng : int, Generator or None
+    rng : None, int, SeedSequence or Generator
+        Random source (SPEC 7).
     max_rotation_deg, scale_range, max_shear, max_translation :
-        Sampling ranges (uniform).
+        Sampling ranges (uniform): rotation in [0, 180] degrees, scales > 0, shear in [0, 0.5], translation >= 0.
     center : (float, float)
         ``(x, y)`` pixel-centre coordinates the rotation/scale act about (usually the image centre).
 
@@ -117,7 +114,12 @@ def random_affine(rng=None, *, max_rotation_deg=10.0, scale_range=(0.9, 1.1), ma
     >>> H.shape, H[2].tolist()
     ((3, 3), [0.0, 0.0, 1.0])
     """
-    g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    g = as_generator(rng)
+    max_rotation_deg = check_nonneg(max_rotation_deg, "max_rotation_deg", high=180.0)
+    scale_range = check_interval(scale_range, "scale_range", positive=True)
+    max_shear = check_nonneg(max_shear, "max_shear", high=0.5)
+    max_translation = check_nonneg(max_translation, "max_translation")
+    center = check_point(center, "center")
     th = np.deg2rad(g.uniform(-max_rotation_deg, max_rotation_deg))
     s = g.uniform(*scale_range)
     sh = g.uniform(-max_shear, max_shear)
@@ -161,6 +163,8 @@ def affine_flow(M, height, width):
     [2.0, 0.0]
     """
     M = _check_affine(M, "M")
+    height = check_int(height, "height")
+    width = check_int(width, "width")
     p = _grid(height, width)
     return _apply(M, p) - p
 
@@ -193,13 +197,9 @@ def warp_affine(image, M):
     M = _check_affine(M, "M")
     is_t = isinstance(image, torch.Tensor)
     if is_t:
-        x = image
-        if x.ndim != 4:
-            raise InputError("image", f"has shape {tuple(x.shape)}", "(B, C, H, W)")
+        x = check_tensor(image, "image", ndim=4)
     else:
-        a = np.asarray(image, dtype=np.float64)
-        if a.ndim not in (2, 3):
-            raise InputError("image", f"has shape {a.shape}", "(H, W) or (H, W, C)")
+        a = check_image(image, "image", channels=(None, "any"), unit_range=False)
         x = torch.as_tensor((a[None, None] if a.ndim == 2 else a.transpose(2, 0, 1)[None]).copy())
     H, W = x.shape[-2:]
     p = _grid(H, W)
@@ -244,13 +244,9 @@ def compose_affine_flow(flow, M_a, M_b):
     M_b = _check_affine(M_b, "M_b")
     is_t = isinstance(flow, torch.Tensor)
     if is_t:
-        f = flow
-        if f.ndim != 4 or f.shape[1] != 2:
-            raise InputError("flow", f"has shape {tuple(f.shape)}", "(B, 2, H, W)")
+        f = check_tensor(flow, "flow", ndim=4, channels=2)
     else:
-        a = np.asarray(flow, dtype=np.float64)
-        if a.ndim != 3 or a.shape[-1] != 2:
-            raise InputError("flow", f"has shape {a.shape}", "(H, W, 2)")
+        a = check_image(flow, "flow", channels=(2,), unit_range=False)
         f = torch.as_tensor(a.transpose(2, 0, 1)[None].copy())
     B, _, H, W = f.shape
     y = _grid(H, W)

@@ -11,11 +11,12 @@ _METHODS = ("farneback", "dis", "zero")
 
 
 def _grey_u8(x, name):
-    a = np.asarray(x, dtype=np.float64)
-    if a.ndim == 3 and a.shape[-1] == 3:
+    from ._validate import check_image
+
+    # [0, 1] is checked: an 8-bit image passed as is would be clipped to white and give ~0 flow
+    a = check_image(x, name, channels=(None, 3), min_side=12)
+    if a.ndim == 3:
         a = a @ np.array([0.299, 0.587, 0.114])
-    if a.ndim != 2 or not np.isfinite(a).all():
-        raise InputError(name, f"has shape {a.shape}", "an (H, W) or (H, W, 3) finite image in [0, 1]")
     return np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)
 
 
@@ -24,7 +25,8 @@ def classical_flow(image_a, image_b, method="dis"):
 
     Parameters
     ----------
-    image_a, image_b : arrays (H, W) or (H, W, 3) in [0, 1], same size
+    image_a, image_b : arrays (H, W) or (H, W, 3) in [0, 1], same size, at least 12 x 12
+        Values outside [0, 1] (e.g. 8-bit images) are refused: divide by 255 first.
     method : {"farneback", "dis", "zero"}
         ``cv2.calcOpticalFlowFarneback`` (pyramid 0.5, 3 levels, window 15), ``cv2.DISOpticalFlow``
         (preset MEDIUM), or the identity (zero flow).
@@ -39,7 +41,7 @@ def classical_flow(image_a, image_b, method="dis"):
     >>> classical_flow(a, a, "farneback").shape
     (32, 32, 2)
     """
-    if method not in _METHODS:
+    if not isinstance(method, str) or method not in _METHODS:
         raise InputError("method", f"got {method!r}", f"one of {_METHODS}")
     a, b = _grey_u8(image_a, "image_a"), _grey_u8(image_b, "image_b")
     if a.shape != b.shape:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26sci.core import InputError
+from iclr26sci.core import InputError, as_generator, check_in_range
 
 from ._appearance import MODALITIES, _check_affine, modality_transform, random_affine
+from ._validate import check_int, check_unit_range
 
 __all__ = ["CrossModalPairs", "crossmodal_pairs", "motorcycle_pair", "texture_images", "TEXTURE_NAMES"]
 
@@ -34,7 +35,6 @@ def _resize(img, shape):
     return cv2.resize(np.ascontiguousarray(img, dtype=np.float32), (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
 
 
-@functools.lru_cache(maxsize=4)
 def texture_images(longest=192):
     """The training textures as RGB float32 arrays in [0, 1], resized so the longer side is ``longest``.
 
@@ -53,6 +53,11 @@ def texture_images(longest=192):
     >>> len(imgs) >= 10, imgs[0][1].shape[-1]
     (True, 3)
     """
+    return _texture_images(check_int(longest, "longest", lo=8))
+
+
+@functools.lru_cache(maxsize=4)
+def _texture_images(longest):
     import skimage.data as skd
     from skimage.util import img_as_float
 
@@ -110,6 +115,19 @@ class CrossModalPairs:
     depth_b: np.ndarray | None = None
     modality: str = ""
 
+    def __post_init__(self):
+        a = np.asarray(self.image_a)
+        if a.ndim != 4 or a.shape[-1] != 3:
+            raise InputError("image_a", f"has shape {a.shape}", "(N, H, W, 3) RGB images")
+        N, H, W = a.shape[:3]
+        for name, want in (("image_b", (N, H, W)), ("flow", (N, H, W, 2)), ("mask", (N, H, W)),
+                           ("depth_a", (N, H, W)), ("depth_b", (N, H, W))):
+            v = getattr(self, name)
+            if v is None and name.startswith("depth"):
+                continue
+            if np.shape(v) != want:
+                raise InputError(name, f"has shape {np.shape(v)}", f"{want} (matching image_a {a.shape})")
+
     def __len__(self):
         return int(self.image_a.shape[0])
 
@@ -136,18 +154,34 @@ class CrossModalPairs:
         >>> len(p.subset([0, 2]))
         2
         """
-        idx = np.asarray(idx)
+        idx = _check_index(idx, len(self))
         g = lambda x: None if x is None else x[idx]  # noqa: E731
         return CrossModalPairs(self.image_a[idx], self.image_b[idx], self.flow[idx], self.mask[idx],
                                g(self.depth_a), g(self.depth_b), self.modality)
 
 
+def _check_index(idx, n):
+    """Positions (integers in [-n, n)) or a boolean mask of length n; at least one selected."""
+    try:
+        a = np.asarray(idx)
+    except (TypeError, ValueError):
+        raise InputError("idx", f"got {idx!r}", "integer positions or a boolean mask") from None
+    if a.dtype == bool:
+        if a.shape != (n,):
+            raise InputError("idx", f"is a boolean mask of shape {a.shape}", f"a mask of length {n}")
+        a = np.nonzero(a)[0]
+    elif a.size and a.dtype.kind not in "iu":
+        raise InputError("idx", f"has dtype {a.dtype}", "integer positions or a boolean mask")
+    a = a.astype(np.int64).reshape(-1)
+    if a.size == 0:
+        raise InputError("idx", "selects no pair", "at least one position")
+    if a.min() < -n or a.max() >= n:
+        raise InputError("idx", f"has positions in [{a.min()}, {a.max()}]", f"positions in [0, {n})")
+    return a
+
+
 def _check_rng(rng):
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0):
-        return np.random.default_rng(rng)
-    raise InputError("rng", f"got {rng!r}", "an int >= 0, a numpy Generator or None")
+    return as_generator(rng)
 
 
 def _bilinear(img, x, y):
@@ -184,7 +218,8 @@ def crossmodal_pairs(source="images", modality="thermal_like", n=256, *, size=48
         Strength of the modality shift.
     misalign : dict, optional
         Ranges for :func:`random_affine` ([recon] default: ±5°, scale 0.95-1.05, shear ±0.03, ±4 px).
-    rng : int, Generator or None
+    rng : None, int, SeedSequence or Generator
+        Random source (SPEC 7).
 
     Returns
     -------
@@ -203,11 +238,16 @@ def crossmodal_pairs(source="images", modality="thermal_like", n=256, *, size=48
         raise InputError("n", f"got {n!r}", "an integer >= 1 (number of pairs)")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 16:
         raise InputError("size", f"got {size!r}", "an integer >= 16 (crop side in pixels)")
+    severity = check_in_range(severity, "severity", 0.0, 1.0)
     mis = dict(max_rotation_deg=5.0, scale_range=(0.95, 1.05), max_shear=0.03, max_translation=4.0)
     if misalign is not None:
         if not isinstance(misalign, dict) or set(misalign) - set(mis):
             raise InputError("misalign", f"got {misalign!r}", f"a dict with keys from {sorted(mis)}")
         mis.update(misalign)
+        try:
+            random_affine(np.random.default_rng(0), center=(1.0, 1.0), **mis)
+        except InputError as exc:
+            raise InputError("misalign", f"{exc.argument} {exc.problem}", exc.expected) from None
     m = int(np.ceil(size * 0.25 + mis["max_translation"])) + 2
     P = size + 2 * m
     if isinstance(source, str):
@@ -226,6 +266,9 @@ def crossmodal_pairs(source="images", modality="thermal_like", n=256, *, size=48
             arr = np.repeat(arr[..., None], 3, -1)
         if arr.ndim != 4 or arr.shape[-1] != 3 or not np.isfinite(arr).all():
             raise InputError("source", f"has shape {arr.shape}", "(N, H, W) or (N, H, W, 3) finite images")
+        if arr.shape[0] == 0:
+            raise InputError("source", "holds no image", "at least one image")
+        check_unit_range(arr, "source")
         if min(arr.shape[1:3]) < P:
             raise InputError("source", f"images are {arr.shape[1:3]}", f"at least {P} px on each side for size={size}")
         imgs = list(arr)
@@ -290,6 +333,15 @@ class MotorcyclePair:
     image_b_rgb: np.ndarray
     modality: str
 
+    def __post_init__(self):
+        a = np.asarray(self.image_a)
+        if a.ndim not in (2, 3):
+            raise InputError("image_a", f"has shape {a.shape}", "(H, W, 3) or (H, W)")
+        H, W = a.shape[:2]
+        for name, want in (("image_b", (H, W)), ("flow", (H, W, 2)), ("mask", (H, W)), ("depth_b", (H, W))):
+            if np.shape(getattr(self, name)) != want:
+                raise InputError(name, f"has shape {np.shape(getattr(self, name))}", f"{want} (matching image_a)")
+
     def __repr__(self):
         return f"MotorcyclePair(size={self.image_b.shape}, modality={self.modality!r}, valid={self.mask.mean():.1%})"
 
@@ -310,8 +362,8 @@ def motorcycle_pair(modality="thermal_like", *, width=96, severity=1.0, rng=0):
     width : int
         Output width in pixels (the height keeps the aspect ratio).
     severity : float in [0, 1]
-    rng : int
-        Seed of the ``"lut"`` modality's random tables.
+    rng : None, int, SeedSequence or Generator
+        Seed of the ``"lut"`` modality's random tables (SPEC 7).
 
     Returns
     -------
@@ -331,6 +383,8 @@ def motorcycle_pair(modality="thermal_like", *, width=96, severity=1.0, rng=0):
         raise InputError("modality", f"got {modality!r}", f"one of {MODALITIES} or None")
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or not 16 <= width <= 741:
         raise InputError("width", f"got {width!r}", "an integer in [16, 741] (pixels)")
+    severity = check_in_range(severity, "severity", 0.0, 1.0)
+    rng = as_generator(rng)
     left, right, disp = skd.stereo_motorcycle()
     left, right = img_as_float(left), img_as_float(right)
     H0, W0 = disp.shape

@@ -26,11 +26,12 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, check_is_fitted
+from iclr26sci.core import InputError, check_is_fitted, seed_sequence
 
 from ._appearance import random_affine
 from ._geometry import random_camera_motion, random_smooth_depth, synthesize_view
 from ._loss import check_trim
+from ._validate import check_image, check_unit_range
 
 __all__ = ["DCFlow", "appearance_only", "structural_loss"]
 
@@ -65,6 +66,22 @@ def structural_loss(a, b, valid=None, *, scales=3):
 
     from iclr26sci.geom import ssim
 
+    from ._validate import check_int, check_same_device, check_tensor
+
+    check_tensor(a, "a", ndim=4)
+    check_tensor(b, "b", ndim=4)
+    check_same_device(b, "b", a.device, "a")
+    if a.shape != b.shape:
+        raise InputError("b", f"has shape {tuple(b.shape)} but a has {tuple(a.shape)}", "equal shapes (B, C, H, W)")
+    scales = check_int(scales, "scales")
+    if min(a.shape[-2:]) < 2 ** (scales - 1):
+        raise InputError("scales", f"is {scales} for {a.shape[-2]}x{a.shape[-1]} images",
+                         f"at most {int(np.log2(min(a.shape[-2:]))) + 1} dyadic scales for this size")
+    if valid is not None:
+        check_tensor(valid, "valid", ndim=4, channels=1)
+        if valid.shape[0] != a.shape[0] or valid.shape[-2:] != a.shape[-2:]:
+            raise InputError("valid", f"has shape {tuple(valid.shape)}",
+                             f"({a.shape[0]}, 1, {a.shape[2]}, {a.shape[3]})")
     w = torch.ones_like(a[:, :1]) if valid is None else valid.to(a.dtype)
     total = a.new_zeros(())
     for s in range(scales):
@@ -77,6 +94,15 @@ def structural_loss(a, b, valid=None, *, scales=3):
         per = (1 - sm) / 2 + 0.5 * g
         total = total + (per * w).sum() / w.sum().clamp_min(1.0)
     return total / scales
+
+
+def _reset(module):
+    """Re-draw the weights of every sub-module that has ``reset_parameters`` (from torch's seeded global RNG)."""
+    for m in module.modules():
+        fn = getattr(m, "reset_parameters", None)
+        if callable(fn):
+            fn()
+    return module
 
 
 def _ngrad(x):
@@ -105,11 +131,8 @@ def _check_pos(v, name, allow_zero=True):
 
 
 def _to_chw3(x, name):
-    """(H, W) / (H, W, 1|3) array -> float32 (3, H, W) numpy."""
-    try:
-        a = np.asarray(x, dtype=np.float32)
-    except (TypeError, ValueError):
-        raise InputError(name, "cannot be read as an image array", "(H, W) or (H, W, 3) in [0, 1]") from None
+    """(H, W) / (H, W, 1|3) array in [0, 1] -> float32 (3, H, W) numpy."""
+    a = check_image(x, name, channels=(None, 1, 3), min_side=8).astype(np.float32)
     if a.ndim == 3 and a.shape[-1] == 1:
         a = a[..., 0]
     if a.ndim == 2:
@@ -164,10 +187,16 @@ class DCFlow(BaseEstimator):
         Camera-motion ranges of the synthesis ([recon] 5 degrees, 0.1 median depth).
     photometric_eps : float
         Photometric threshold of the synthesis mask ([recon] 0.05).
-    rng : int
-        Seed of the data sampling and of the network initialisation.
+    rng : None, int, SeedSequence or Generator
+        Seed of the data sampling and of the network initialisation (SPEC 7; an int seeds torch directly).
     device : str
-        Torch device (default CPU; the code is device-agnostic).
+        Torch device (default CPU; the code is device-agnostic); it must exist on this machine.
+    reinit : bool
+        Re-initialise a user-supplied ``net`` or ``translator`` (the copies; ``reset_parameters`` of every
+        sub-module) from ``rng`` before training, so that ``fit`` gives the same result whatever the global torch
+        state when the module was built (default). ``False`` keeps the supplied weights (fine-tuning a trained
+        network); parameters outside a ``reset_parameters`` method are always kept. Networks given by name are
+        built from ``rng`` in either case.
 
     Attributes
     ----------
@@ -195,7 +224,7 @@ class DCFlow(BaseEstimator):
     def __init__(self, net="pwc_tiny", translator=None, *, objective="decoupled", trim=0.1, consistency=True,
                  lambda_T=2.0, lambda_C=0.05, consistency_start=1 / 3, translator_warmup=0.0, depth="auto", smooth_weight=0.1,
                  batch_size=4, lr=3e-4, lr_schedule="onecycle", max_angle_deg=5.0, max_translation=0.1,
-                 photometric_eps=0.05, rng=0, device="cpu"):
+                 photometric_eps=0.05, rng=0, device="cpu", reinit=True):
         self.net = net
         self.translator = translator
         self.objective = objective
@@ -215,14 +244,22 @@ class DCFlow(BaseEstimator):
         self.photometric_eps = photometric_eps
         self.rng = rng
         self.device = device
+        self.reinit = reinit
+        self._check_params()
 
     # ------------------------------------------------------------------ validation
-    def _validate(self):
+    def _check_params(self):
+        """Every hyper-parameter, without building anything; returns the torch device."""
         import torch
 
-        from ._nets import FlowNet, TinyUNet
+        from ._nets import FLOW_ARCHS
 
-        if self.objective not in _OBJECTIVES:
+        if isinstance(self.net, str):
+            if self.net not in FLOW_ARCHS:
+                raise InputError("net", f"got {self.net!r}", f"one of {FLOW_ARCHS} or a torch.nn.Module")
+        elif not isinstance(self.net, torch.nn.Module):
+            raise InputError("net", f"got {type(self.net).__name__}", f"one of {FLOW_ARCHS} or a torch.nn.Module")
+        if not isinstance(self.objective, str) or self.objective not in _OBJECTIVES:
             raise InputError("objective", f"got {self.objective!r}", f"one of {_OBJECTIVES}")
         check_trim(self.trim)
         if not isinstance(self.consistency, bool):
@@ -235,28 +272,74 @@ class DCFlow(BaseEstimator):
         tw = self.translator_warmup
         if isinstance(tw, bool) or not isinstance(tw, (int, float)) or not 0 <= tw < 1:
             raise InputError("translator_warmup", f"got {tw!r}", "a fraction in [0, 1) of the training steps")
-        if self.depth not in _DEPTHS:
+        if not isinstance(self.depth, str) or self.depth not in _DEPTHS:
             raise InputError("depth", f"got {self.depth!r}", f"one of {_DEPTHS}")
         _check_pos(self.smooth_weight, "smooth_weight")
         _check_int(self.batch_size, "batch_size")
         _check_pos(self.lr, "lr", allow_zero=False)
-        if self.lr_schedule not in _SCHEDULES:
+        if not isinstance(self.lr_schedule, str) or self.lr_schedule not in _SCHEDULES:
             raise InputError("lr_schedule", f"got {self.lr_schedule!r}", f"one of {_SCHEDULES}")
         _check_pos(self.max_angle_deg, "max_angle_deg")
         _check_pos(self.max_translation, "max_translation")
         _check_pos(self.photometric_eps, "photometric_eps", allow_zero=False)
-        if isinstance(self.rng, bool) or not isinstance(self.rng, (int, np.integer)) or self.rng < 0:
-            raise InputError("rng", f"got {self.rng!r}", "an integer seed >= 0")
+        if not isinstance(self.reinit, (bool, np.bool_)):
+            raise InputError("reinit", f"got {self.reinit!r}", "True or False")
+        if not isinstance(self.rng, (np.random.Generator, np.random.BitGenerator)):
+            seed_sequence(self.rng)                    # SPEC 7: None, int >= 0, SeedSequence or Generator
         try:
             dev = torch.device(self.device)
-        except (RuntimeError, TypeError):
-            raise InputError("device", f"got {self.device!r}", "a torch device such as 'cpu' or 'cuda'") from None
+            torch.empty(0, device=dev)                 # the device exists on this machine
+        except (RuntimeError, TypeError, ValueError, AssertionError) as exc:
+            raise InputError("device", f"got {self.device!r} ({str(exc).splitlines()[0][:80]})",
+                             "an available torch device such as 'cpu' or 'cuda'") from None
         if self.translator is not None and not isinstance(self.translator, torch.nn.Module):
             raise InputError("translator", f"got {type(self.translator).__name__}", "a torch.nn.Module or None")
-        torch.manual_seed(int(self.rng))
+        return dev
+
+    def _seed(self):
+        """(numpy Generator, torch seed) from ``rng``: an int seeds both directly (as before SPEC 7)."""
+        r = self.rng
+        if isinstance(r, (int, np.integer)) and not isinstance(r, bool):
+            return np.random.default_rng(int(r)), int(r)
+        ss = seed_sequence(r)
+        return np.random.default_rng(ss), int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+    def _validate(self, seed, H, W):
+        import torch
+
+        from ._nets import FlowNet, TinyUNet
+
+        dev = self._check_params()
+        torch.manual_seed(seed)
         net = FlowNet(copy.deepcopy(self.net) if isinstance(self.net, torch.nn.Module) else self.net)
-        tr = copy.deepcopy(self.translator) if self.translator is not None else TinyUNet()
-        return net.to(dev), tr.to(dev), dev
+        if isinstance(self.net, torch.nn.Module) and self.reinit:
+            _reset(net)          # a user's module was initialised outside rng's control: draw its weights from rng
+        if self.translator is not None:
+            tr = copy.deepcopy(self.translator)
+            if self.reinit:
+                _reset(tr)
+        else:
+            tr = TinyUNet()
+        net, tr = net.to(dev), tr.to(dev)
+        # probe both networks on one blank pair of the training size before any training work
+        x = torch.full((1, 3, H, W), 0.5, device=dev)
+        with torch.no_grad():
+            try:
+                y = tr(x)
+            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
+                raise InputError("translator", f"fails on a (1, 3, {H}, {W}) image ({str(exc).splitlines()[0][:120]})",
+                                 "a module mapping (B, 3, H, W) images to (B, 3, H, W) in [0, 1]") from None
+            if not isinstance(y, torch.Tensor) or tuple(y.shape) != (1, 3, H, W):
+                raise InputError("translator", f"returned {tuple(getattr(y, 'shape', ())) or type(y).__name__}",
+                                 f"a (1, 3, {H}, {W}) image for a (1, 3, {H}, {W}) input")
+            try:
+                net(x, x)
+            except InputError:
+                raise
+            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
+                raise InputError("net", f"fails on a (1, 3, {H}, {W}) pair ({str(exc).splitlines()[0][:120]})",
+                                 "a module mapping (img1, img2) to a flow (B, 2, H, W)") from None
+        return net, tr, dev
 
     # ------------------------------------------------------------------ helpers
     def _synth_batch(self, imgs_hwc, depths, g):
@@ -313,8 +396,11 @@ class DCFlow(BaseEstimator):
         B = getattr(pairs, "image_b", None)
         if A is None or B is None:
             raise InputError("pairs", f"got {type(pairs).__name__}", "a CrossModalPairs (image_a, image_b)")
-        A = np.asarray(A, np.float32)
-        B = np.asarray(B, np.float32)
+        try:
+            A = np.asarray(A, np.float32)
+            B = np.asarray(B, np.float32)
+        except (TypeError, ValueError):
+            raise InputError("pairs", "has image_a / image_b that are not numeric arrays", "numeric images") from None
         if B.ndim == 4 and B.shape[-1] == 1:
             B = B[..., 0]
         if A.ndim == 3:
@@ -322,25 +408,39 @@ class DCFlow(BaseEstimator):
         if A.ndim != 4 or A.shape[-1] != 3 or B.ndim != 3 or A.shape[:3] != B.shape:
             raise InputError("pairs", f"image_a {A.shape} and image_b {B.shape}",
                              "image_a (N, H, W, 3) and image_b (N, H, W) of the same size")
+        if A.shape[0] == 0:
+            raise InputError("pairs", "holds no pair", "at least one image pair")
+        if min(A.shape[1:3]) < 16:
+            raise InputError("pairs", f"has {A.shape[1]}x{A.shape[2]} images", "images of at least 16x16 pixels")
         if not (np.isfinite(A).all() and np.isfinite(B).all()):
             raise InputError("pairs", "contain NaN or infinite pixels", "finite images in [0, 1]")
+        try:
+            check_unit_range(A, "pairs")
+            check_unit_range(B, "pairs")
+        except InputError as exc:
+            raise InputError("pairs", f"images {exc.problem}", exc.expected) from None
         if steps is None:
             epochs = _check_int(epochs, "epochs")
         else:
             steps = _check_int(steps, "steps")
-        self.net_, self.translator_, dev = self._validate()
-        trim = float(self.trim)
+        self._check_params()
         dA = getattr(pairs, "depth_a", None)
         dB = getattr(pairs, "depth_b", None)
         if self.depth == "pairs" and (dA is None or dB is None):
             raise InputError("depth", "is 'pairs' but the pairs carry no depth maps", "'auto' or 'random'")
+        for name, dd in (("depth_a", dA), ("depth_b", dB)):
+            if dd is not None and (np.shape(dd) != B.shape or not np.all(np.isfinite(dd)) or np.any(np.asarray(dd) <= 0)):
+                raise InputError("pairs", f"has {name} of shape {np.shape(dd)} or with values <= 0 / non-finite",
+                                 f"depth maps {B.shape} > 0")
+        g, tseed = self._seed()
+        self.net_, self.translator_, dev = self._validate(tseed, A.shape[1], A.shape[2])
+        trim = float(self.trim)
         use_depth = self.depth == "pairs" or (self.depth == "auto" and dA is not None and dB is not None)
         N, H, W = B.shape
         bs = min(int(self.batch_size), N)
         n_steps = steps if steps is not None else epochs * int(np.ceil(N / bs))
         c_start = int(np.ceil(self.consistency_start * n_steps))
         w_end = int(np.ceil(self.translator_warmup * n_steps))
-        g = np.random.default_rng(int(self.rng))
         params = list(self.net_.parameters()) + list(self.translator_.parameters())
         opt = torch.optim.Adam(params, lr=float(self.lr))
         sched = None
@@ -497,4 +597,14 @@ def appearance_only(net="pwc_tiny", **kwargs):
     >>> appearance_only().objective
     'appearance'
     """
+    fixed = sorted({"objective", "consistency"} & set(kwargs))
+    if fixed:
+        raise InputError(fixed[0], "is fixed by the appearance-only baseline",
+                         "DCFlow(objective=...) for other objectives")
+    import inspect
+
+    known = set(inspect.signature(DCFlow.__init__).parameters) - {"self"}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise InputError(unknown[0], "is not a parameter of DCFlow", "one of " + ", ".join(sorted(known)))
     return DCFlow(net=net, objective="appearance", consistency=False, **kwargs)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26sci.core import InputError
+from iclr26sci.core import InputError, as_generator, check_bool, check_in_range
+
+from ._validate import check_int, check_interval, check_nonneg
 
 __all__ = ["geometric_flow", "synthesize_view", "SynthResult", "random_camera_motion", "random_smooth_depth",
            "check_rotation", "check_intrinsics"]
@@ -136,6 +138,7 @@ def geometric_flow(depth, K, R, t, *, return_depth=False):
     K = check_intrinsics(K)
     R = check_rotation(R)
     t = _check_t(t)
+    return_depth = check_bool(return_depth, "return_depth")
     H, W = d.shape
     jj, ii = np.meshgrid(np.arange(W, dtype=np.float64) + 0.5, np.arange(H, dtype=np.float64) + 0.5)
     pix = np.stack([jj, ii, np.ones_like(jj)], -1)                       # (H, W, 3)
@@ -179,6 +182,14 @@ class SynthResult:
     mask: np.ndarray
     depth: np.ndarray
 
+    def __post_init__(self):
+        img = _image_hwc(self.image)
+        H, W = img.shape[:2]
+        for name, want in (("new_view", img.shape), ("flow", (H, W, 2)), ("mask", (H, W)), ("depth", (H, W))):
+            if np.shape(getattr(self, name)) != want:
+                raise InputError(name, f"has shape {np.shape(getattr(self, name))}", f"{want} (matching image)")
+        _check_depth(self.depth)
+
     def __repr__(self):
         return f"SynthResult(shape={self.image.shape}, valid={self.mask.mean():.1%})"
 
@@ -195,13 +206,9 @@ class SynthResult:
 
 
 def _image_hwc(image, name="image"):
-    try:
-        a = np.asarray(image, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(name, "cannot be read as an array", "an (H, W) or (H, W, C) image") from None
-    if a.ndim not in (2, 3) or not np.isfinite(a).all():
-        raise InputError(name, f"has shape {a.shape} or non-finite values", "a finite (H, W) or (H, W, C) image")
-    return a
+    from ._validate import check_image
+
+    return check_image(image, name, channels=(None, "any"), min_side=2, unit_range=False)
 
 
 def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_tol=0.01, fill_holes=True):
@@ -256,13 +263,10 @@ def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_t
     d = _check_depth(depth)
     if img.shape[:2] != d.shape:
         raise InputError("depth", f"has shape {d.shape} but image is {img.shape[:2]}", "the image's (H, W)")
-    if photometric_eps is not None and (isinstance(photometric_eps, bool) or not np.isfinite(photometric_eps)
-                                        or not photometric_eps > 0):
-        raise InputError("photometric_eps", f"got {photometric_eps!r}", "a number > 0 or None")
-    if not isinstance(fill_holes, bool):
-        raise InputError("fill_holes", f"got {fill_holes!r}", "True or False")
-    if isinstance(visibility_tol, bool) or not (np.isfinite(visibility_tol) and visibility_tol >= 0):
-        raise InputError("visibility_tol", f"got {visibility_tol!r}", "a finite number >= 0")
+    if photometric_eps is not None:
+        photometric_eps = check_in_range(photometric_eps, "photometric_eps", 0.0, None, low_open=True)
+    fill_holes = check_bool(fill_holes, "fill_holes")
+    visibility_tol = check_in_range(visibility_tol, "visibility_tol", 0.0, None)
     flow, z = geometric_flow(d, K, R, t, return_depth=True)
     H, W = d.shape
     behind = ~np.isfinite(flow).all(-1)
@@ -316,11 +320,7 @@ def synthesize_view(image, depth, K, R, t, *, photometric_eps=0.05, visibility_t
 
 
 def _rng(rng):
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0):
-        return np.random.default_rng(rng)
-    raise InputError("rng", f"got {rng!r}", "an int >= 0, a numpy Generator or None")
+    return as_generator(rng)
 
 
 def random_camera_motion(rng=None, *, width=64, height=None, median_depth=1.0, focal_range=(0.7, 1.3),
@@ -334,8 +334,8 @@ def random_camera_motion(rng=None, *, width=64, height=None, median_depth=1.0, f
 
     Parameters
     ----------
-    rng : int, Generator or None
-        Random source.
+    rng : None, int, SeedSequence or Generator
+        Random source (SPEC 7).
     width, height : int
         Image size (``height`` defaults to ``width``).
     median_depth : float
@@ -362,7 +362,13 @@ def random_camera_motion(rng=None, *, width=64, height=None, median_depth=1.0, f
     from scipy.spatial.transform import Rotation
 
     g = _rng(rng)
-    height = width if height is None else height
+    width = check_int(width, "width")
+    height = width if height is None else check_int(height, "height")
+    median_depth = check_nonneg(median_depth, "median_depth", positive=True)
+    focal_range = check_interval(focal_range, "focal_range", positive=True)
+    max_angle_deg = check_nonneg(max_angle_deg, "max_angle_deg", high=180.0)
+    max_translation = check_nonneg(max_translation, "max_translation")
+    forward_scale = check_nonneg(forward_scale, "forward_scale")
     f = g.uniform(*focal_range) * width
     K = np.array([[f, 0.0, width / 2.0], [0.0, f, height / 2.0], [0.0, 0.0, 1.0]])
     ang = g.uniform(-max_angle_deg, max_angle_deg, size=3)
@@ -378,9 +384,9 @@ def random_smooth_depth(height, width, rng=None, *, base=1.0, n_bumps=4, relief=
     Parameters
     ----------
     height, width : int
-        Size.
-    rng : int, Generator or None
-        Random source.
+        Size (>= 2 each).
+    rng : None, int, SeedSequence or Generator
+        Random source (SPEC 7).
     base : float
         Depth at the image centre before the bumps.
     n_bumps : int
@@ -394,7 +400,12 @@ def random_smooth_depth(height, width, rng=None, *, base=1.0, n_bumps=4, relief=
     >>> D.shape, bool(D.min() > 0)
     ((16, 24), True)
     """
+    height = check_int(height, "height", lo=2)
+    width = check_int(width, "width", lo=2)
     g = _rng(rng)
+    base = check_nonneg(base, "base", positive=True)
+    n_bumps = check_int(n_bumps, "n_bumps", lo=0)
+    relief = check_nonneg(relief, "relief")
     yy, xx = np.meshgrid(np.linspace(-1, 1, height), np.linspace(-1, 1, width), indexing="ij")
     d = base * (1 + relief * (g.uniform(-0.5, 0.5) * xx + g.uniform(-0.5, 0.5) * yy))
     for _ in range(n_bumps):

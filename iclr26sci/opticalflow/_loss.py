@@ -43,6 +43,7 @@ def trimmed_l1(pred, target, mask=None, trim=0.1):
     Returns
     -------
     loss : scalar tensor
+        0 (with zero gradient) when ``mask`` marks no pixel valid: a batch without labels carries no signal.
 
     References
     ----------
@@ -57,10 +58,12 @@ def trimmed_l1(pred, target, mask=None, trim=0.1):
     """
     import torch
 
+    from ._validate import check_same_device, check_tensor
+
     trim = check_trim(trim)
     for name, x in (("pred", pred), ("target", target)):
-        if not isinstance(x, torch.Tensor) or x.ndim != 4 or x.shape[1] != 2:
-            raise InputError(name, f"has shape {tuple(getattr(x, 'shape', ()))}", "a tensor (B, 2, H, W)")
+        check_tensor(x, name, ndim=4, channels=2)
+    check_same_device(target, "target", pred.device, "pred")
     if pred.shape != target.shape:
         raise InputError("target", f"has shape {tuple(target.shape)} but pred has {tuple(pred.shape)}", "equal shapes")
     B = pred.shape[0]
@@ -68,14 +71,21 @@ def trimmed_l1(pred, target, mask=None, trim=0.1):
     if mask is None:
         m = torch.ones_like(e, dtype=torch.bool)
     else:
-        m = torch.as_tensor(mask, device=e.device).bool()
+        try:
+            m = torch.as_tensor(mask, device=e.device)
+        except (TypeError, ValueError, RuntimeError):
+            raise InputError("mask", f"got {type(mask).__name__}", "a boolean tensor (B, H, W)") from None
+        if m.dtype != torch.bool:
+            if m.is_complex() or (m.numel() and not bool(((m == 0) | (m == 1)).all())):
+                raise InputError("mask", "has values other than 0 and 1", "a boolean (or 0/1) mask")
+        m = m.bool()
         if m.ndim == 4:
             m = m[:, 0]
         if tuple(m.shape) != (B, *pred.shape[2:]):
             raise InputError("mask", f"has shape {tuple(m.shape)}", f"({B}, {pred.shape[2]}, {pred.shape[3]})")
         m = m.reshape(B, -1)
     n = m.sum(1)
-    if int(n.sum()) == 0:
+    if int(n.sum()) == 0:                     # no valid label in the batch: no signal, zero loss and gradient
         return e.sum() * 0.0
     if trim == 0.0:
         return (e * m).sum() / n.sum()
@@ -113,14 +123,30 @@ def flow_metrics(flow, gt, mask=None):
 
     from iclr26sci.geom import epe, flow_f1_all
 
-    p = np.asarray(flow, dtype=np.float64)
-    g = np.asarray(gt, dtype=np.float64)
-    if p.shape != g.shape or p.ndim < 3 or p.shape[-1] != 2:
+    arrs = {}
+    for name, x in (("flow", flow), ("gt", gt)):
+        try:
+            arrs[name] = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(name, f"got {type(x).__name__}", "a numeric flow array (..., H, W, 2)") from None
+        if arrs[name].ndim < 3 or arrs[name].shape[-1] != 2:
+            raise InputError(name, f"has shape {arrs[name].shape}", "a flow array (H, W, 2) or (N, H, W, 2)")
+    p, g = arrs["flow"], arrs["gt"]
+    if p.shape != g.shape:
         raise InputError("gt", f"has shape {g.shape} but flow has {p.shape}", "equal shapes (..., H, W, 2)")
+    if np.isinf(g).any():
+        raise InputError("gt", "has infinite values", "finite flow (NaN marks pixels without ground truth)")
     if mask is None:
         m = np.isfinite(g).all(-1)
     else:
-        m = np.asarray(mask, dtype=bool)
+        try:
+            m = np.asarray(mask)
+        except (TypeError, ValueError):
+            raise InputError("mask", f"got {type(mask).__name__}", "a boolean array (H, W)") from None
+        if m.dtype != bool:
+            if m.dtype.kind not in "iuf" or (m.size and not np.isin(m, (0, 1)).all()):
+                raise InputError("mask", "has values other than 0 and 1", "a boolean (or 0/1) mask")
+            m = m.astype(bool)
         if m.shape != p.shape[:-1]:
             raise InputError("mask", f"has shape {m.shape}", f"{p.shape[:-1]} (one flag per pixel)")
         m = m & np.isfinite(g).all(-1)

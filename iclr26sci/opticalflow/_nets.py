@@ -12,6 +12,8 @@ import torch.nn.functional as F
 
 from iclr26sci.core import InputError
 
+from ._validate import check_int, check_same_device, check_tensor, init_weights, torch_seed
+
 __all__ = ["FlowNet", "TinyPWC", "RAFTSmall", "TinyUNet", "FLOW_ARCHS"]
 
 #: built-in architectures of :class:`FlowNet`
@@ -41,6 +43,18 @@ def _local_corr(f2, f1w, radius):
     return torch.cat(out, 1)
 
 
+def _check_pair(img1, img2, *, channels=3, multiple=1):
+    """Two (B, C, H, W) image tensors of the same shape, ``channels`` channels, sides a multiple of ``multiple``."""
+    check_tensor(img1, "img1", ndim=4, channels=channels)
+    check_tensor(img2, "img2", ndim=4, channels=channels)
+    if img1.shape != img2.shape:
+        raise InputError("img2", f"has shape {tuple(img2.shape)} but img1 has {tuple(img1.shape)}",
+                         "two (B, C, H, W) images of the same size")
+    H, W = img1.shape[-2:]
+    if H % multiple or W % multiple:
+        raise InputError("img1", f"is {H}x{W} pixels", f"sides that are multiples of {multiple} (FlowNet pads them)")
+
+
 def _conv(i, o, s=1):
     return nn.Sequential(nn.Conv2d(i, o, 3, s, 1), nn.LeakyReLU(0.1))
 
@@ -61,6 +75,8 @@ class TinyPWC(nn.Module):
     finest : {0, 1}
         The finest level with a flow decoder: 0 (1/2 resolution) or 1 (1/4, the default, cheaper);
         the flow there is upsampled bilinearly to full resolution.
+    rng : None, int, SeedSequence or Generator
+        Seed of the initial weights (SPEC 7); ``None`` draws them from torch's global random state.
 
     References
     ----------
@@ -73,9 +89,13 @@ class TinyPWC(nn.Module):
     torch.Size([1, 2, 32, 32])
     """
 
-    def __init__(self, width: int = 16, radius: int = 3, finest: int = 1):
+    def __init__(self, width: int = 16, radius: int = 3, finest: int = 1, *, rng=None):
         super().__init__()
-        if finest not in (0, 1):
+        if rng is not None:
+            torch_seed(rng)
+        width = check_int(width, "width")
+        radius = check_int(radius, "radius", lo=0)
+        if isinstance(finest, bool) or finest not in (0, 1):
             raise InputError("finest", f"got {finest!r}", "0 (1/2 resolution) or 1 (1/4)")
         c = [width, int(1.5 * width), 2 * width]
         self.radius, self.finest = radius, finest
@@ -85,6 +105,7 @@ class TinyPWC(nn.Module):
         nd = (2 * radius + 1) ** 2
         self.dec = nn.ModuleList([nn.Sequential(_conv(nd + c[k] + 2, 48), _conv(48, 32), _conv(32, 24),
                                                 nn.Conv2d(24, 2, 3, 1, 1)) for k in range(finest, 3)])
+        init_weights(self, rng)
 
     def _pyr(self, x):
         out = []
@@ -94,6 +115,7 @@ class TinyPWC(nn.Module):
         return out
 
     def forward(self, img1, img2):
+        _check_pair(img1, img2, multiple=8)
         p1, p2 = self._pyr(img1 * 2 - 1), self._pyr(img2 * 2 - 1)
         flow = None
         for k in range(2, self.finest - 1, -1):
@@ -141,6 +163,8 @@ class RAFTSmall(nn.Module):
         Refinement iterations.
     levels, radius : int
         Correlation pyramid depth and lookup radius.
+    rng : None, int, SeedSequence or Generator
+        Seed of the initial weights (SPEC 7); ``None`` draws them from torch's global random state.
 
     References
     ----------
@@ -153,8 +177,13 @@ class RAFTSmall(nn.Module):
     torch.Size([1, 2, 32, 32])
     """
 
-    def __init__(self, dim: int = 64, hidden: int = 64, iters: int = 6, levels: int = 4, radius: int = 3):
+    def __init__(self, dim: int = 64, hidden: int = 64, iters: int = 6, levels: int = 4, radius: int = 3, *,
+                 rng=None):
         super().__init__()
+        if rng is not None:
+            torch_seed(rng)
+        dim, hidden = check_int(dim, "dim"), check_int(hidden, "hidden")
+        iters, levels, radius = check_int(iters, "iters"), check_int(levels, "levels"), check_int(radius, "radius", lo=0)
         self.iters, self.levels, self.radius, self.hidden = iters, levels, radius, hidden
 
         def enc(o):
@@ -172,6 +201,7 @@ class RAFTSmall(nn.Module):
         self.convq = nn.Conv2d(hidden + inp, hidden, 3, 1, 1)
         self.head = nn.Sequential(nn.Conv2d(hidden, 64, 3, 1, 1), nn.ReLU(), nn.Conv2d(64, 2, 3, 1, 1))
         self.predictions: list = []
+        init_weights(self, rng)
 
     def _lookup(self, pyr, coords):
         B, _, h, w = coords.shape
@@ -190,6 +220,7 @@ class RAFTSmall(nn.Module):
         return torch.cat(out, -1).permute(0, 3, 1, 2)
 
     def forward(self, img1, img2):
+        _check_pair(img1, img2, multiple=8)
         # RAFT's convention is flow on image1's grid into image2: call it with (img2, img1)
         a, b = img2 * 2 - 1, img1 * 2 - 1
         f1, f2 = self.fnet(a), self.fnet(b)
@@ -222,13 +253,17 @@ class RAFTSmall(nn.Module):
 class _TorchvisionRAFT(nn.Module):
     """torchvision's ``raft_small(weights=None)`` under this module's protocol."""
 
-    def __init__(self, iters=6):
+    def __init__(self, iters=6, *, rng=None):
         super().__init__()
+        if rng is not None:
+            torch_seed(rng)
+        iters = check_int(iters, "iters")
         from torchvision.models.optical_flow import raft_small
 
         self.core = raft_small(weights=None, progress=False)
         self.iters = iters
         self.predictions: list = []
+        init_weights(self, rng)
 
     def forward(self, img1, img2):
         self.predictions = self.core(img2 * 2 - 1, img1 * 2 - 1, num_flow_updates=self.iters)
@@ -242,6 +277,8 @@ class TinyUNet(nn.Module):
     ----------
     width : int
         Channels of the first level (doubled at each of the two lower levels).
+    rng : None, int, SeedSequence or Generator
+        Seed of the initial weights (SPEC 7); ``None`` draws them from torch's global random state.
 
     Examples
     --------
@@ -249,16 +286,20 @@ class TinyUNet(nn.Module):
     torch.Size([2, 3, 32, 32])
     """
 
-    def __init__(self, width: int = 16):
+    def __init__(self, width: int = 16, *, rng=None):
         super().__init__()
-        w = width
+        if rng is not None:
+            torch_seed(rng)
+        w = check_int(width, "width")
         self.e1 = nn.Sequential(_conv(3, w), _conv(w, w))
         self.e2 = nn.Sequential(_conv(w, 2 * w, 2), _conv(2 * w, 2 * w))
         self.e3 = nn.Sequential(_conv(2 * w, 4 * w, 2), _conv(4 * w, 4 * w))
         self.d2 = nn.Sequential(_conv(6 * w, 2 * w), _conv(2 * w, 2 * w))
         self.d1 = nn.Sequential(_conv(3 * w, w), nn.Conv2d(w, 3, 3, 1, 1))
+        init_weights(self, rng)
 
     def forward(self, x):
+        check_tensor(x, "x", ndim=4, channels=3)
         a = self.e1(x)
         b = self.e2(a)
         c = self.e3(b)
@@ -282,6 +323,9 @@ class FlowNet(nn.Module):
     ----------
     net : {"pwc_tiny", "raft_small"} or torch.nn.Module
         The architecture, or the user's network.
+    rng : None, int, SeedSequence or Generator
+        Seed of a built-in architecture's initial weights (SPEC 7); ``None`` draws them from torch's global
+        random state.
     **kwargs :
         Passed to the built-in architecture (e.g. ``width``, ``iters``).
 
@@ -297,22 +341,41 @@ class FlowNet(nn.Module):
     torch.Size([1, 2, 30, 40])
     """
 
-    def __init__(self, net="pwc_tiny", **kwargs):
+    def __init__(self, net="pwc_tiny", *, rng=None, **kwargs):
         super().__init__()
+        if rng is not None:
+            torch_seed(rng)
+        if rng is not None and not isinstance(net, str):
+            raise InputError("rng", "was given with a user module", "rng only for a built-in architecture (seed your "
+                             "module yourself, or let DCFlow(reinit=True) draw its weights from DCFlow's rng)")
         if isinstance(net, FlowNet):
             net = net.core
         if isinstance(net, str):
             if net not in FLOW_ARCHS:
                 raise InputError("net", f"got {net!r}", f"one of {FLOW_ARCHS} or a torch.nn.Module")
+            import inspect
+
+            cls = TinyPWC if net == "pwc_tiny" else RAFTSmall
+            known = set(inspect.signature(cls.__init__).parameters) - {"self", "rng"}
+            if net == "raft_small":
+                try:
+                    import torchvision  # noqa: F401
+
+                    known = {"iters"}
+                except ImportError:
+                    pass
+            unknown = sorted(set(kwargs) - known)
+            if unknown:
+                raise InputError(unknown[0], f"is not a parameter of {net!r}", "one of " + ", ".join(sorted(known)))
             if net == "pwc_tiny":
-                self.core, self.arch = TinyPWC(**kwargs), "pwc_tiny"
+                self.core, self.arch = TinyPWC(rng=rng, **kwargs), "pwc_tiny"
             else:
                 try:
                     import torchvision  # noqa: F401
 
-                    self.core, self.arch = _TorchvisionRAFT(**kwargs), "raft_small(torchvision)"
+                    self.core, self.arch = _TorchvisionRAFT(rng=rng, **kwargs), "raft_small(torchvision)"
                 except ImportError:
-                    self.core, self.arch = RAFTSmall(**kwargs), "raft_small"
+                    self.core, self.arch = RAFTSmall(rng=rng, **kwargs), "raft_small"
         elif isinstance(net, nn.Module):
             if kwargs:
                 raise InputError("kwargs", f"got {sorted(kwargs)} with a user module", "no keyword arguments")
@@ -327,9 +390,16 @@ class FlowNet(nn.Module):
         return list(p) if p else []
 
     def forward(self, img1, img2):
-        if img1.shape != img2.shape or img1.ndim != 4:
+        builtin = not self.arch.startswith("custom:")
+        for name, x in (("img1", img1), ("img2", img2)):
+            check_tensor(x, name, ndim=4, channels=3 if builtin else None, unit_range=True)
+        if img1.shape != img2.shape:
             raise InputError("img2", f"has shape {tuple(img2.shape)} but img1 has {tuple(img1.shape)}",
                              "two (B, C, H, W) images of the same size")
+        check_same_device(img2, "img2", img1.device, "img1")
+        p = next(self.core.parameters(), None)
+        if p is not None:
+            check_same_device(img1, "img1", p.device, "the network")
         B, _, H, W = img1.shape
         ph, pw = (-H) % 16, (-W) % 16
         if ph or pw:
@@ -352,4 +422,5 @@ class FlowNet(nn.Module):
         >>> len(net.crop_predictions(16, 16))
         0
         """
+        H, W = check_int(H, "H"), check_int(W, "W")
         return [p[:, :, :H, :W] for p in self.predictions]

@@ -15,13 +15,8 @@ BAD_INPUT_EXEMPT = {
     "microsim.SIMULATORS": "a constant dict kind -> simulator (the simulators are tested through simulate)",
     "microsim.KB": "Boltzmann's constant",
     "microsim.Judge": "a typing Protocol describing the judge callable; takes no input itself",
-    "microsim.JudgeRequest": "a record built by score_video, not by users",
     "microsim.VideoScore": "a result record returned by score_verdicts / score_video",
     "microsim.BenchmarkScore": "a result record returned by aggregate",
-    "microsim.Criterion": "a frozen record built by the rubric loader (tested through Rubric.load)",
-    "microsim.Tracks": "a result record returned by simulate",
-    "microsim.Field": "a result record returned by simulate / solve_diffusion",
-    "microsim.Colony": "a result record returned by simulate('division')",
     "microsim.TrackAnalysis": "a result record returned by fit_msd / analyse",
     "microsim.FieldAnalysis": "a result record returned by analyse(kind='field')",
     "microsim.ColonyAnalysis": "a result record returned by growth_rate / analyse(kind='colony')",
@@ -162,7 +157,7 @@ def test_video_bad_input():
     for f in (as_frames, detect, physics_flags):
         with pytest.raises(InputError, match="video"):
             f(nan)
-    with pytest.raises(InputError, match="video"):
+    with pytest.raises(InputError, match="data"):      # analyse names its own argument
         analyse(nan, "tracks")
     with pytest.raises(InputError, match="video"):
         as_frames(np.zeros((4, 4)))

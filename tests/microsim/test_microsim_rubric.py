@@ -216,8 +216,13 @@ def test_score_video_bad_input():
 def test_aggregate_bad_input():
     with pytest.raises(InputError, match="scores"):
         aggregate([1, 2])
+    one = [score_video(np.zeros((8, 4, 4), np.uint8), Rubric.example().task(1), OracleJudge())]
     with pytest.raises(InputError, match="n_tasks"):
-        aggregate([], n_tasks=0)
+        aggregate(one, n_tasks=0)
+    with pytest.raises(InputError, match="scores"):       # an empty benchmark has no score
+        aggregate([])
+    with pytest.raises(InputError, match="scores"):       # the same task twice would inflate coverage
+        aggregate(one * 2)
 
 
 # ------------------------------------------------------------------ hypothesis: the scoring invariants
