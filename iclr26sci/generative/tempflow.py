@@ -267,7 +267,7 @@ def grpo_loss(step, ref_step, x_next, logp_old, advantages, weights=None, clip=0
     >>> sde = flow_sde(GaussianFlowOracle(mean=[1.0]), noise_level=0.7)
     >>> st = sde.step(torch.zeros(3, 1, dtype=torch.float64), 0.5, 0.1, rng=0)
     >>> loss, s = grpo_loss(st, st, st.sample, st.log_prob(st.sample), torch.tensor([1.0, -1.0, 0.0]))
-    >>> loss.tolist(), s["ratio"].tolist()
+    >>> [v + 0.0 for v in loss.tolist()], s["ratio"].tolist()
     ([-1.0, 1.0, 0.0], [1.0, 1.0, 1.0])
     """
     import torch
