@@ -166,9 +166,9 @@ class HOISequences(_SequenceSet):
         if contact is None:
             contact = contact_distance(h, o, objects) < CONTACT_EPS
         else:
-            contact = np.asarray(contact, dtype=bool)
-            if contact.shape != (N, T):
-                raise InputError("contact", f"has shape {contact.shape}", f"({N}, {T}) booleans")
+            from ._checks import check_flags
+
+            contact = check_flags(contact, "contact", (N, T))
         return cls(b, h, o, list(text), list(objects), contact, float(fps), [""] * N)
 
     def joints(self) -> np.ndarray:
@@ -201,6 +201,20 @@ class HOIDataset:
     train: HOISequences
     test: HOISequences
     source: str = "mocap"
+
+    def __post_init__(self):
+        for nm in ("train", "test"):
+            if not isinstance(getattr(self, nm), _SequenceSet):
+                raise InputError(nm, f"got {type(getattr(self, nm)).__name__}",
+                                 "HOISequences or PlanarHOISequences (from_arrays, hoi_dataset, planar_hoi)")
+        if type(self.train) is not type(self.test):
+            raise InputError("test", f"is {type(self.test).__name__} but train is {type(self.train).__name__}",
+                             "train and test sets of one kind")
+        if self.train.T != self.test.T:
+            raise InputError("test", f"has {self.test.T} frames per sequence, train {self.train.T}",
+                             "train and test sequences of one length")
+        if not isinstance(self.source, str):
+            raise InputError("source", f"got {self.source!r}", "a string naming where the data came from")
 
     def __repr__(self):
         return f"HOIDataset(train={len(self.train)}, test={len(self.test)}, T={self.train.T}, source={self.source!r})"

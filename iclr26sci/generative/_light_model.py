@@ -131,6 +131,10 @@ class LightDenoiser(nn.Module):
             check_positive_int(v, name)
         if d_model % n_heads or (d_model // n_heads) % 2:
             raise InputError("n_heads", f"got {n_heads} for d_model={d_model}", "a divisor of d_model with an even head size")
+        if ffn is not None:
+            check_positive_int(ffn, "ffn")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
+            raise InputError("dropout", f"got {dropout!r}", "a probability in [0, 1)")
         d = int(d_model)
         self.token_dims, self.T, self.K, self.d = tuple(int(x) for x in token_dims), int(T), int(K), d
         self.n_text_tokens = int(n_text_tokens)
@@ -149,6 +153,39 @@ class LightDenoiser(nn.Module):
         nn.init.zeros_(self.final_mod.weight)
         nn.init.zeros_(self.final_mod.bias)
 
+    def _check_forward(self, xs, levels, text, shape, text_null):
+        """Sizes against the dimensions the denoiser was built for, before any layer sees them."""
+        from iclr26sci.core import InputError
+
+        M = len(self.token_dims)
+        if not isinstance(xs, (list, tuple)) or len(xs) != M or not all(torch.is_tensor(x) for x in xs):
+            raise InputError("xs", f"got {len(xs) if isinstance(xs, (list, tuple)) else type(xs).__name__} token tensors",
+                             f"a list of {M} (B, T, D_m) tensors with D_m = {self.token_dims}")
+        B, T = xs[0].shape[:2] if xs[0].ndim == 3 else (None, None)
+        for m, (x, D) in enumerate(zip(xs, self.token_dims)):
+            if x.ndim != 3 or x.shape[0] != B or x.shape[1] != T or x.shape[2] != D:
+                raise InputError("xs", f"entry {m} has shape {tuple(x.shape)}", f"({B}, {T}, {D}) for every token type")
+        if not 1 <= T <= self.T:
+            raise InputError("xs", f"has {T} frames", f"between 1 and the T = {self.T} frames the denoiser was built for")
+        if not all(bool(torch.isfinite(x).all()) for x in xs):
+            raise InputError("xs", "contains NaN or infinite values", "finite tokens")
+        if not torch.is_tensor(levels) or levels.is_floating_point() or levels.dtype == torch.bool \
+                or tuple(levels.shape) not in ((B, M), (B, T, M)):
+            raise InputError("levels", f"got {getattr(levels, 'shape', type(levels).__name__)}",
+                             f"an integer tensor of shape ({B}, {M}) or ({B}, {T}, {M})")
+        if bool((levels < -1).any()) or bool((levels >= self.K).any()):
+            raise InputError("levels", f"has levels in [{int(levels.min())}, {int(levels.max())}]",
+                             f"noise levels in [-1, {self.K - 1}] (-1: clean)")
+        for nm, v, D in (("text", text, self.null_text.shape[0]), ("shape", shape, self.shape_mlp[0].in_features)):
+            if not torch.is_tensor(v) or tuple(v.shape) != (B, D):
+                raise InputError(nm, f"got {getattr(v, 'shape', type(v).__name__)}", f"a ({B}, {D}) tensor")
+            if not bool(torch.isfinite(v).all()):
+                raise InputError(nm, "contains NaN or infinite values", "finite values")
+        if text_null is not None and (not torch.is_tensor(text_null) or tuple(text_null.shape) != (B,)
+                                      or text_null.dtype != torch.bool):
+            raise InputError("text_null", f"got {getattr(text_null, 'shape', type(text_null).__name__)}",
+                             f"a ({B},) bool tensor")
+
     def forward(self, xs, levels, text, shape, text_null=None):
         """Predict the clean tokens.
 
@@ -157,6 +194,7 @@ class LightDenoiser(nn.Module):
         True where the text is replaced by the learned null embedding (classifier-free guidance).
         Returns the list of (B, T, D_m) predictions.
         """
+        self._check_forward(xs, levels, text, shape, text_null)
         B, T = xs[0].shape[:2]
         M = len(xs)
         tok = torch.stack([self.inp[m](xs[m]) for m in range(M)], 2)           # (B, T, M, d)

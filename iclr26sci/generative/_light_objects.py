@@ -105,9 +105,14 @@ class HOIObject:
 
     def sdf(self, points) -> np.ndarray:
         r"""Signed distance :math:`\phi(p)` (metres, negative inside) of points ``(..., 3)`` in the object frame."""
-        p = np.asarray(points, dtype=np.float64)
-        if p.shape[-1] != 3:
+        try:
+            p = np.asarray(points, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("points", f"got {type(points).__name__}", "numeric points of shape (..., 3)") from None
+        if p.ndim == 0 or p.shape[-1] != 3:
             raise InputError("points", f"has shape {p.shape}", "points of shape (..., 3)")
+        if not np.all(np.isfinite(p)):
+            raise InputError("points", "contains NaN or infinite values", "finite points")
         if self.kind == "box":
             return _sdf_box(p, np.asarray(self.dims))
         if self.kind == "cylinder":

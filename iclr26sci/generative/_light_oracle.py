@@ -67,6 +67,7 @@ class LinearGaussianOracle:
     @staticmethod
     def random_cov(d: int, rng) -> np.ndarray:
         """A random correlated covariance: ``W W^T / d + 0.05 I`` with ``W`` standard normal (d, d)."""
+        d = check_positive_int(d, "d")
         W = as_generator(rng).standard_normal((d, d))
         return W @ W.T / d + 0.05 * np.eye(d)
 
@@ -97,6 +98,8 @@ class LinearGaussianOracle:
 
     def block(self, m: int) -> slice:
         """The columns of block ``m``."""
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < len(self.dims):
+            raise InputError("m", f"got {m!r}", f"a block index in [0, {len(self.dims) - 1}]")
         o = int(np.sum(self.dims[:m]))
         return slice(o, o + self.dims[m])
 

@@ -73,6 +73,9 @@ def planar_fingertip(body, hands) -> np.ndarray:
     h = np.asarray(hands, dtype=np.float64)
     if b.shape[-1] != 2 or h.shape[-1] != 3 or b.shape[:-1] != h.shape[:-1]:
         raise InputError("hands", f"got body {b.shape} and hands {h.shape}", "(..., 2) and (..., 3) arrays")
+    for nm, a in (("body", b), ("hands", h)):
+        if not np.all(np.isfinite(a)):
+            raise InputError(nm, "contains NaN or infinite values", "finite tokens")
     s = _shoulder(b)
     t1, t2 = h[..., 0], h[..., 1]
     return s + np.stack([_L1 * np.cos(t1) + _L2 * np.cos(t1 + t2), _L1 * np.sin(t1) + _L2 * np.sin(t1 + t2)], -1)
@@ -160,10 +163,11 @@ class PlanarHOISequences(_SequenceSet):
             raise InputError("text", "is not a list of non-empty captions, one per sequence", f"{N} captions")
         if len(objects) != N or not all(isinstance(x, HOIObject) and x.kind == "box" for x in objects):
             raise InputError("objects", f"has {len(objects)} entries", f"{N} HOIObject boxes")
+        fps = check_in_range(fps, "fps", 0.0, None, low_open=True)
         out = cls(b, h, o, list(text), list(objects), np.zeros((N, T), bool), float(fps))
-        out.contact = out.contacts(PLANAR_EPS) if contact is None else np.asarray(contact, dtype=bool)
-        if out.contact.shape != (N, T):
-            raise InputError("contact", f"has shape {out.contact.shape}", f"({N}, {T}) booleans")
+        from ._checks import check_flags
+
+        out.contact = out.contacts(PLANAR_EPS) if contact is None else check_flags(contact, "contact", (N, T))
         return out
 
     def sizes(self) -> np.ndarray:
@@ -176,6 +180,7 @@ class PlanarHOISequences(_SequenceSet):
 
     def contacts(self, tol=PLANAR_TOL) -> np.ndarray:
         """Contact rule with tolerance ``tol``: gripper closed (g < 0.5) and |distance to the surface| < ``tol``."""
+        tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
         return (self.hands[..., 2] < 0.5) & (np.abs(self.surface_distance()) < tol)
 
     def summary(self) -> str:
@@ -212,7 +217,7 @@ def _one(g, task, w, h, T):
     root_g, lean_g = _body_for(grasp[tg])
     root, lean = _body_for(grasp)
     walk = _smooth(t / ta)
-    reach = _smooth((t - ta) / (tg - 2 - ta))
+    reach = _smooth((t - ta) / max(tg - 2 - ta, 1))     # short sequences (T ~ 16) leave no frame to reach in
     pre = t < tg
     root = np.where(pre, root_g * np.where(t < ta, walk, 1.0), root)
     lean = np.where(pre, lean_g * np.where(t < ta, 0.0, reach), lean)
@@ -293,6 +298,8 @@ def planar_hoi(n=3000, *, T=32, sizes="spectrum", tasks=None, test_fraction=0.2,
         texts.append(PLANAR_TASKS[k])
         objs.append(HOIObject("box", (w, h, _DEPTH)))
     full = PlanarHOISequences(np.stack(B), np.stack(H), np.stack(O), texts, objs, np.zeros((n, T), bool), 10.0)
+    if not all(np.all(np.isfinite(a)) for a in (full.body, full.hands, full.object)):   # never hand out NaN motion
+        raise InputError("T", f"gave non-finite motion at T = {T}", "a sequence length whose phases fit (T >= 16)")
     full.contact = full.contacts(PLANAR_EPS)
     n_test = max(1, int(round(test_fraction * n)))
     perm = g.permutation(n)

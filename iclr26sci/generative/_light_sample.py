@@ -111,11 +111,13 @@ class PaceGuidance:
 
     def window(self, S: int):
         """``(first, last)`` step of the guidance window for ``S`` sampling steps (before k_div and delta)."""
+        S = _int(S, "S", 1)
         up = self.upstop if self.upstop is not None else S + 1 - max(1, int(round(30 * S / 499)))
         return self.begin, S + 1 - up
 
     def guided_steps(self, S: int) -> np.ndarray:
         """The steps m at which pass S applies pace guidance."""
+        S = _int(S, "S", 1)
         lo, hi = self.window(S)
         m = np.arange(S)
         return m[(m >= lo) & (m <= hi) & (m % self.k_div == 0) & (m + self.delta <= S - 2)]
@@ -133,6 +135,11 @@ class PaceGuidance:
         if self.delta > S - 2:
             raise InputError("delta", f"got {self.delta} with {S} sampling steps",
                              f"a pace gap of at most S - 2 = {S - 2} steps")
+        if len(self.guided_steps(S)) == 0:   # guidance that never acts is a silent no-op: refuse it
+            lo, hi = self.window(S)
+            arg = "begin" if lo > min(hi, S - 2 - self.delta) else "upstop"
+            raise InputError(arg, f"leaves no guided step with {S} sampling steps (window [{lo}, {hi}], delta "
+                             f"{self.delta}, k_div {self.k_div})", "settings under which some step is guided")
         return [names.index(s) for s in self.leaders], [names.index(s) for s in fol]
 
     def summary(self) -> str:
@@ -209,6 +216,16 @@ def ddim_sample(denoise, x_init, levels, schedule, *, text_weight=1.0, guidance=
         raise InputError("denoise", f"got {type(denoise).__name__}", "a callable (xs, levels, null) -> x0 predictions")
     if not isinstance(x_init, (list, tuple)) or not x_init or not all(torch.is_tensor(x) for x in x_init):
         raise InputError("x_init", f"got {type(x_init).__name__}", "a non-empty list of (B, T, D_m) tensors")
+    lead = tuple(x_init[0].shape[:2])
+    for m, x in enumerate(x_init):
+        if x.ndim != 3 or tuple(x.shape[:2]) != lead or x.shape[0] == 0:
+            raise InputError("x_init", f"entry {m} has shape {tuple(x.shape)}",
+                             f"(B, T, D_m) tensors sharing B, T = {lead} (B >= 1)")
+        if not x.is_floating_point() or not bool(torch.isfinite(x).all()):
+            raise InputError("x_init", f"entry {m} is not a finite floating tensor", "finite initial noise")
+    text_weight = _nonneg(text_weight, "text_weight")
+    if names is not None and (isinstance(names, str) or len(names) != len(x_init)):
+        raise InputError("names", f"got {names!r}", f"{len(x_init)} modality names, one per token tensor")
     lv_arr = np.asarray(levels)
     if lv_arr.ndim != 1 or len(lv_arr) < 2 or lv_arr.dtype.kind not in "iu" or np.any(np.diff(lv_arr) >= 0) \
             or lv_arr[-1] != -1:

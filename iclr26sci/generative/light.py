@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range, check_is_fitted, check_option,
-                            check_positive_int)
+from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_is_fitted,
+                            check_option, check_positive_int)
 
-from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, contact_distance, f1_from_counts,
-                          hoi_dataset, hoi_metrics, motion_features)
+from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, _SequenceSet, contact_distance,
+                          f1_from_counts, hoi_dataset, hoi_metrics, motion_features)
 from ._light_planar import PLANAR_TASKS, PlanarHOISequences, planar_fingertip, planar_hoi, planar_metrics
 from ._light_objects import OBJECT_KINDS, HOIObject, mesh_object, sample_object
 from ._light_oracle import LinearGaussianOracle
@@ -126,6 +126,14 @@ class HOIEvaluation:
     samples: HOISequences | None
     counts: np.ndarray = field(repr=False, default=None)
 
+    def __post_init__(self):
+        if not isinstance(self.metrics, dict) or "contact_f1" not in self.metrics:
+            raise InputError("metrics", f"got {type(self.metrics).__name__}", "a dict of metrics with 'contact_f1'")
+        if not isinstance(self.ci, dict) or not all(len(v) == 2 for v in self.ci.values()):
+            raise InputError("ci", f"got {self.ci!r}", "a dict name -> (low, high)")
+        if self.samples is not None and not isinstance(self.samples, _SequenceSet):
+            raise InputError("samples", f"got {type(self.samples).__name__}", "HOISequences or None")
+
     def __repr__(self):
         lo, hi = self.ci.get("contact_f1", (float("nan"), float("nan")))
         return f"HOIEvaluation(contact F1 {self.metrics['contact_f1']:.3f} [{lo:.3f}, {hi:.3f}])"
@@ -143,6 +151,20 @@ class HOIEvaluation:
         return {"metrics": dict(self.metrics), "ci": {k: list(v) for k, v in self.ci.items()}}
 
 
+def _check_counts(c, name):
+    """(N >= 1, 3) non-negative integer (true positive, generated, reference) counts with tp <= generated, reference."""
+    a = check_array(c, name, ndim=2, dtype=int)
+    if a.shape[1] != 3 or a.shape[0] == 0:
+        raise InputError(name, f"has shape {a.shape}", "an (N, 3) array of counts with N >= 1")
+    if np.any(a < 0):
+        raise InputError(name, f"has negative counts (min {int(a.min())})", "counts >= 0")
+    if np.any(a[:, 0] > np.minimum(a[:, 1], a[:, 2])):
+        i = int(np.argmax(a[:, 0] > np.minimum(a[:, 1], a[:, 2])))
+        raise InputError(name, f"row {i} has {a[i, 0]} true positives with {a[i, 1]} generated and {a[i, 2]} reference "
+                         "contacts", "true positives <= min(generated, reference) in every row")
+    return a.astype(float)
+
+
 def bootstrap_f1_difference(counts_a, counts_b, *, n_boot=2000, level=0.95, rng=None):
     r"""Paired percentile-bootstrap interval of :math:`F1_a - F1_b` (pooled contact F1), resampling test sequences.
 
@@ -156,8 +178,8 @@ def bootstrap_f1_difference(counts_a, counts_b, *, n_boot=2000, level=0.95, rng=
     >>> round(d, 3), lo > 0
     (0.343, True)
     """
-    a, b = np.asarray(counts_a, float), np.asarray(counts_b, float)
-    if a.ndim != 2 or a.shape[1] != 3 or a.shape != b.shape:
+    a, b = _check_counts(counts_a, "counts_a"), _check_counts(counts_b, "counts_b")
+    if a.shape != b.shape:
         raise InputError("counts_b", f"has shape {b.shape} against {a.shape}", "two (N, 3) count arrays of one shape")
     n_boot = check_positive_int(n_boot, "n_boot")
     level = check_in_range(level, "level", 0.0, 1.0, low_open=True, high_open=True)
@@ -284,6 +306,14 @@ class LIGHT(BaseEstimator):
                 w[k] = check_in_range(v, "loss_weights", 0.0, None)
         if not isinstance(self.device, str):
             raise InputError("device", f"got {self.device!r}", "a torch device string such as 'cpu' or 'cuda'")
+        import torch
+
+        try:
+            dev = torch.device(self.device)
+        except (RuntimeError, TypeError, ValueError):
+            raise InputError("device", f"got {self.device!r}", "a torch device string such as 'cpu' or 'cuda'") from None
+        if dev.type == "cuda" and not torch.cuda.is_available():
+            raise InputError("device", f"is {self.device!r} but no CUDA device is available", "'cpu' on this machine")
         return groups, w
 
     @property
@@ -540,7 +570,7 @@ class LIGHT(BaseEstimator):
         objs = [HOIObject(o) if isinstance(o, str) and o in OBJECT_KINDS else o for o in objs]
         if not objs or not all(isinstance(o, HOIObject) for o in objs):
             raise InputError("obj", f"got {obj!r}", f"an HOIObject, a kind from {OBJECT_KINDS}, or a list of them")
-        B = max(len(texts), len(objs), n)
+        B = n if n > 1 else max(len(texts), len(objs))
         for what, v in (("text", texts), ("obj", objs)):
             if len(v) not in (1, B):
                 raise InputError(what, f"has {len(v)} entries", f"1 or {B} (one per sample)")

@@ -202,12 +202,16 @@ def group_advantages(rewards, group_by="seed", eps=1e-4, clip=5.0):
     array([[-1.342, -0.447],
            [ 0.447,  1.342]])
     """
-    R = np.asarray(rewards, dtype=float)
-    if R.ndim != 4 or R.size == 0:
+    from iclr26sci.core import check_array
+
+    R = check_array(rewards, "rewards", ndim=4)
+    if R.size == 0:
         raise InputError("rewards", f"has shape {R.shape}", "an array of shape (prompts, seeds, steps, branches)")
-    if not np.all(np.isfinite(R)):
-        raise InputError("rewards", "contains NaN or infinite values", "finite rewards")
     group_by = check_option(group_by, "group_by", list(_GROUPS))
+    size = R.shape[3] if group_by == "seed" else R.shape[1] * R.shape[3]
+    if size < 2:
+        raise InputError("rewards", f"has groups of {size} reward(s) (shape {R.shape}, group_by={group_by!r}): "
+                         "a group of one has no relative advantage", "at least 2 rewards per normalisation group")
     eps = check_in_range(eps, "eps", 0.0, low_open=True)
     if clip is not None:
         clip = check_in_range(clip, "clip", 0.0, low_open=True)
@@ -263,7 +267,7 @@ def grpo_loss(step, ref_step, x_next, logp_old, advantages, weights=None, clip=0
     >>> sde = flow_sde(GaussianFlowOracle(mean=[1.0]), noise_level=0.7)
     >>> st = sde.step(torch.zeros(3, 1, dtype=torch.float64), 0.5, 0.1, rng=0)
     >>> loss, s = grpo_loss(st, st, st.sample, st.log_prob(st.sample), torch.tensor([1.0, -1.0, 0.0]))
-    >>> loss.tolist(), s["ratio"].tolist()
+    >>> [v + 0.0 for v in loss.tolist()], s["ratio"].tolist()
     ([-1.0, 1.0, 0.0], [1.0, 1.0, 1.0])
     """
     import torch
@@ -271,12 +275,35 @@ def grpo_loss(step, ref_step, x_next, logp_old, advantages, weights=None, clip=0
     clip = check_in_range(clip, "clip", 0.0, low_open=True)
     kl_beta = check_in_range(kl_beta, "kl_beta", 0.0)
     reduce = check_option(reduce, "reduce", ["mean", "sum"])
+    for nm, st in (("step", step), ("ref_step", ref_step)):
+        if st is None and nm == "ref_step":
+            continue
+        if not (hasattr(st, "log_prob") and hasattr(st, "kl") and hasattr(st, "mean")):
+            raise InputError(nm, f"got {type(st).__name__}", "an iclr26sci.nn SDEStep (from flow_sde(...).step)")
+    x_next = torch.as_tensor(x_next)
+    if tuple(x_next.shape) != tuple(step.mean.shape):
+        raise InputError("x_next", f"has shape {tuple(x_next.shape)}", f"the step's state shape {tuple(step.mean.shape)}")
+    if not bool(torch.isfinite(x_next).all()):
+        raise InputError("x_next", "contains NaN or infinite values", "finite next states")
     lp = step.log_prob(x_next, reduce=reduce)
-    A = torch.as_tensor(advantages, dtype=lp.dtype)
-    if A.shape != lp.shape or torch.as_tensor(logp_old).shape != lp.shape:
-        raise InputError("advantages", f"has shape {tuple(A.shape)}", f"one value per transition {tuple(lp.shape)}")
-    ratio = torch.exp(lp - torch.as_tensor(logp_old, dtype=lp.dtype))
-    w = torch.ones_like(lp) if weights is None else torch.as_tensor(weights, dtype=lp.dtype)
+
+    def per_transition(v, nm, *, nonneg=False):
+        try:
+            t = torch.as_tensor(v, dtype=lp.dtype)
+        except (TypeError, ValueError, RuntimeError):
+            raise InputError(nm, f"got {type(v).__name__}", f"a tensor of shape {tuple(lp.shape)}") from None
+        if t.shape != lp.shape:
+            raise InputError(nm, f"has shape {tuple(t.shape)}", f"one value per transition {tuple(lp.shape)}")
+        if not bool(torch.isfinite(t).all()):
+            raise InputError(nm, "contains NaN or infinite values", "finite values")
+        if nonneg and bool((t < 0).any()):
+            raise InputError(nm, f"has negative entries (min {float(t.min()):g})", "non-negative step weights")
+        return t
+
+    A = per_transition(advantages, "advantages")
+    logp_old = per_transition(logp_old, "logp_old")
+    ratio = torch.exp(lp - logp_old)
+    w = torch.ones_like(lp) if weights is None else per_transition(weights, "weights", nonneg=True)
     surr = torch.minimum(ratio * A, torch.clamp(ratio, 1 - clip, 1 + clip) * A)
     loss = -w * surr
     if ref_step is not None:
@@ -370,7 +397,12 @@ class GRPOHistory:
     """
 
     def __init__(self, records=None):
-        self.records = list(records or [])
+        if records is not None and (isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__")):
+            raise InputError("records", f"got {type(records).__name__}", "a list of dicts (one per update) or None")
+        records = list(records or [])
+        if not all(isinstance(r, dict) for r in records):
+            raise InputError("records", "has entries that are not dicts", "a list of dicts (one per update)")
+        self.records = records
 
     def __len__(self):
         return len(self.records)
@@ -485,8 +517,8 @@ class FlowGRPOTrainer(BaseEstimator):
         Rows per forward/backward chunk (gradient accumulation).
     progress : bool, default True
         Progress bar over the updates (silent off a terminal and in CI).
-    rng : int, default 0
-        Seed of all noise and step choices.
+    rng : int, Generator or SeedSequence, default 0
+        Seed of all noise and step choices (a Generator or SeedSequence contributes one draw; None a fresh seed).
 
     Attributes
     ----------
@@ -587,9 +619,9 @@ class FlowGRPOTrainer(BaseEstimator):
         p["progress"] = check_bool(self.progress, "progress")
         if not callable(self.reward_fn):
             raise InputError("reward_fn", f"got {type(self.reward_fn).__name__}", "a callable reward(x, prompts)")
-        if isinstance(self.rng, (bool, np.bool_)) or not isinstance(self.rng, (Integral, np.integer)) \
-                or self.rng < 0:
-            raise InputError("rng", f"got {self.rng!r}", "a non-negative integer seed")
+        from ._checks import seed_from_rng
+
+        p["seed"] = seed_from_rng(self.rng, none="fresh")
         return p
 
     def _make_policy(self, p):
@@ -844,8 +876,8 @@ class FlowGRPOTrainer(BaseEstimator):
         else:
             w = sig / sig[:T - 1].mean()
         self.weights_ = w
-        gen = torch_generator(self.rng)
-        eval_gen = torch_generator(self.rng + 7919)
+        gen = torch_generator(p["seed"])
+        eval_gen = torch_generator(p["seed"] + 7919)
         eval_x = self._noise(P * p["eval_n"], eval_gen) if p["eval_n"] else None
         self.history_ = GRPOHistory()
         t0 = time.perf_counter()
@@ -898,7 +930,7 @@ class FlowGRPOTrainer(BaseEstimator):
         idx = np.nonzero(M)[0]
         if idx.size == 0:
             return {"kl": float("nan"), "loss": 0.0, "clip_frac": 0.0, "rows": 0}
-        perm = np.random.default_rng(int(self.rng) + len(self.history_)).permutation(idx)
+        perm = np.random.default_rng(int(p["seed"]) + len(self.history_)).permutation(idx)
         parts = np.array_split(perm, p["minibatches"])
         kls, losses, clipped = [], [], []
         for part in parts:

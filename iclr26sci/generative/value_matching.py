@@ -177,11 +177,10 @@ def _check_hidden(hidden):
 
 
 def _check_seed(rng, name="rng"):
-    if rng is None:
-        return None
-    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0:
-        raise InputError(name, f"got {rng!r}", "a non-negative int seed or None")
-    return int(rng)
+    """None (fresh entropy), a non-negative int, or a Generator / SeedSequence (one draw gives the seed)."""
+    from ._checks import seed_from_rng
+
+    return seed_from_rng(rng, name)
 
 
 def _gen(seed):
@@ -1120,18 +1119,27 @@ def classifier_reward(classifier, target, kind="logprob"):
     if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
         raise InputError("target", f"got {target!r}", "a non-negative int class index")
     kind = check_option(kind, "kind", ["logprob", "prob", "top1"])
-    classifier.eval()
-    for p in classifier.parameters():
-        p.requires_grad_(False)
     n_out = getattr(classifier, "n_classes", None)
+    if n_out is None:   # a bare head: its last linear layer says how many classes
+        lins = [m for m in classifier.modules() if isinstance(m, torch.nn.Linear)]
+        n_out = lins[-1].out_features if lins else None
     if n_out is not None and int(target) >= int(n_out):
         raise InputError("target", f"is {target} but the classifier has {n_out} classes", f"an index < {n_out}")
     target = int(target)
+    classifier.eval()
+    for p in classifier.parameters():
+        p.requires_grad_(False)
 
     def reward(x):
+        from ._checks import call_model, check_samples
+
+        x = check_samples(x, "x")
         p = next(classifier.parameters(), None)
         xx = x.clamp(0, 1).to(p.dtype if p is not None else torch.float32)
-        logits = classifier(xx)
+        logits = call_model(classifier, xx, "x", "the classifier")
+        if logits.ndim != 2 or logits.shape[0] != x.shape[0]:
+            raise InputError("classifier", f"returns shape {tuple(logits.shape)} for {x.shape[0]} samples",
+                             "logits of shape (n, n_classes)")
         if target >= logits.shape[1]:
             raise InputError("target", f"is {target} but the classifier gives {logits.shape[1]} logits",
                              f"an index < {logits.shape[1]}")

@@ -2,7 +2,8 @@
 
 Modules (each adds its names to ``__all__`` below):
 
-- ``_transforms``: quaternions (wxyz), 6-D rotations, SO(3)/SE(3) exp and log;
+- ``_transforms``: quaternions (wxyz), 6-D rotations, SO(3)/SE(3) exp and log, and the shared validators
+  :func:`check_rotation` / :func:`check_rigid` (orthonormal, det +1);
 - ``_camera``: the pinhole :class:`Camera` (OpenCV / gsplat convention);
 - ``_rasterize``: :func:`rasterize_gaussians` (tiled) and its per-pixel reference;
 - ``_strategy``: the 3DGS initial-scale rule and the densification strategy;
@@ -28,7 +29,7 @@ _WHERE = {
     "quat_normalize": "_transforms", "quat_to_rotmat": "_transforms", "rotmat_to_quat": "_transforms",
     "quat_multiply": "_transforms", "rot6d_to_rotmat": "_transforms", "rotmat_to_rot6d": "_transforms",
     "so3_exp": "_transforms", "so3_log": "_transforms", "se3_exp": "_transforms", "se3_log": "_transforms",
-    "hat": "_transforms",
+    "hat": "_transforms", "check_rotation": "_transforms", "check_rigid": "_transforms",
     "Camera": "_camera",
     "rasterize_gaussians": "_rasterize", "rasterize_gaussians_reference": "_rasterize",
     "project_gaussians": "_rasterize", "RasterResult": "_rasterize", "ProjectedGaussians": "_rasterize",

@@ -70,7 +70,8 @@ def umeyama(src, dst, *, with_scale: bool = True) -> SimilarityTransform:
     Parameters
     ----------
     src, dst : tensor (..., N, d)
-        Corresponding points (N >= d, not all collinear for a unique rotation).
+        Corresponding points: N >= d, and the centred ``src`` points spanning at least d - 1
+        dimensions (not all collinear in 3-D), so that the rotation is unique; otherwise ``InputError``.
     with_scale : bool
         Estimate the scale (similarity, Umeyama) or fix it to 1 (rigid, Kabsch / Procrustes).
 
@@ -106,13 +107,22 @@ def umeyama(src, dst, *, with_scale: bool = True) -> SimilarityTransform:
     if src.shape != dst.shape:
         raise InputError("dst", f"has shape {tuple(dst.shape)} but src has {tuple(src.shape)}", "corresponding points")
     n, d = src.shape[-2], src.shape[-1]
-    if n < 2:
-        raise InputError("src", f"has {n} point(s)", "at least 2 corresponding points")
+    if n < d:
+        raise InputError("src", f"has {n} point(s) in {d}-D", f"at least d = {d} corresponding points, not all on "
+                         "one (d-2)-dimensional subspace, for a unique rotation")
     mx, my = src.mean(-2, keepdim=True), dst.mean(-2, keepdim=True)
     xc, yc = src - mx, dst - my
     var_x = (xc * xc).sum((-1, -2)) / n
     if bool((var_x <= 1e-300).any()):
         raise InputError("src", "has all points equal", "points with spread")
+    # a unique rotation needs the centred source points to span at least d - 1 dimensions
+    sv = torch.linalg.svdvals(xc.detach())
+    rel = 1e-6 if src.dtype == torch.float64 else 1e-4
+    if d >= 2 and bool((sv[..., d - 2] <= rel * sv[..., 0]).any()):
+        raise InputError("src", f"spans fewer than {d - 1} dimensions (points collinear or coincident)",
+                         f"points spanning at least {d - 1} dimensions, so that the rotation is determined")
+    if with_scale and bool(((yc * yc).sum((-1, -2)) / n <= 1e-300).any()):
+        raise InputError("dst", "has all points equal (the fitted scale would be 0)", "target points with spread")
     cov = yc.transpose(-1, -2) @ xc / n
     U, D, Vh = torch.linalg.svd(cov)
     sign = torch.sign(torch.linalg.det(U) * torch.linalg.det(Vh))

@@ -39,6 +39,7 @@ N_SHAPE = 4
 _LEG = {4, 5, 7, 8, 10, 11}          # joints whose offset from the parent is a leg bone
 _TRUNK = {3, 6, 9, 12, 15}           # spine, neck and head bones
 _ARM = {18, 19, 20, 21, 22, 23}      # upper arm, forearm, hand
+_SHAPE_LIMIT = 10.0                  # |shape coefficient| allowed (exp(0.1 * 10) = 2.7x a body part at most)
 
 
 def _rest_offsets():
@@ -333,6 +334,10 @@ class BodyModel(torch.nn.Module):
             raise InputError(name, f"has batch size {x.shape[0]}", f"batch size {B} (or 1, broadcast)")
         if not torch.isfinite(x).all():
             raise InputError(name, "contains NaN or inf", "finite values")
+        if name == "shape" and bool((x.abs() > _SHAPE_LIMIT).any()):
+            raise InputError(name, f"has coefficients up to {float(x.abs().max()):g} in magnitude",
+                             f"shape coefficients in [-{_SHAPE_LIMIT:g}, {_SHAPE_LIMIT:g}] (each scales a body part "
+                             "by exp(0.05-0.1 x coefficient))")
         return x.to(self.dtype_)
 
     def rest_joints(self, shape=None) -> torch.Tensor:

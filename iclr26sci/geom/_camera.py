@@ -8,7 +8,24 @@ import torch
 
 from iclr26sci.core import InputError
 
-from ._transforms import _as_tensor
+from ._transforms import _as_tensor, check_rotation
+
+
+def _check_device(device, name="device"):
+    if device is None:
+        return None
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise InputError(name, f"got {device!r}", "a torch device such as 'cpu' or 'cuda:0'") from None
+
+
+def _check_float_dtype(dtype, name="dtype"):
+    if dtype is None:
+        return None
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise InputError(name, f"got {dtype!r}", "a floating torch dtype (torch.float32 or torch.float64)")
+    return dtype
 
 __all__ = ["Camera"]
 
@@ -73,10 +90,7 @@ class Camera:
         R = _as_tensor(self.R, "R", (3, 3))
         if R.ndim != 2:
             raise InputError("R", f"has shape {tuple(R.shape)}", "one 3x3 rotation")
-        eye = torch.eye(3, dtype=R.dtype, device=R.device)
-        tol = 1e-4 if R.dtype == torch.float32 else 1e-8
-        if float((R @ R.T - eye).abs().max()) > tol or float(torch.linalg.det(R)) < 0:
-            raise InputError("R", "is not a rotation (R R^T != I or det < 0)", "an orthonormal 3x3 matrix with det +1")
+        check_rotation(R, "R", tol=1e-4 if R.dtype != torch.float64 else 1e-8)
         t = _as_tensor(self.t, "t", 3)
         if t.ndim != 1:
             raise InputError("t", f"has shape {tuple(t.shape)}", "a 3-vector")
@@ -122,6 +136,8 @@ class Camera:
         >>> [round(float(v), 6) + 0.0 for v in cam.centre]
         [3.0, 0.0, 0.0]
         """
+        dtype = _check_float_dtype(dtype)
+        device = _check_device(device)
         if dtype is None:
             dtype = eye.dtype if isinstance(eye, torch.Tensor) and eye.is_floating_point() else torch.float32
         eye = _as_tensor(eye, "eye", 3).to(dtype=dtype, device=device)
@@ -173,7 +189,9 @@ class Camera:
         return self.R.device
 
     def to(self, device=None, dtype=None) -> "Camera":
-        """The same camera with its extrinsics on ``device`` / in ``dtype``."""
+        """The same camera with its extrinsics on ``device`` / in ``dtype`` (a floating dtype)."""
+        dtype = _check_float_dtype(dtype)
+        device = _check_device(device)
         return Camera(R=self.R.to(device=device, dtype=dtype), t=self.t.to(device=device, dtype=dtype),
                       fx=self.fx, fy=self.fy, cx=self.cx, cy=self.cy, width=self.width, height=self.height)
 
@@ -212,13 +230,16 @@ class Camera:
         return uv, z
 
     def unproject(self, uv, depth) -> torch.Tensor:
-        """World points at pixel coordinates ``uv (..., 2)`` and depths ``depth (...)`` (z, not ray length)."""
+        """World points at pixel coordinates ``uv (..., 2)`` and depths ``depth (...) > 0`` (z, not ray length)."""
         uv = _as_tensor(uv, "uv", 2)
         depth = torch.as_tensor(depth, dtype=uv.dtype, device=uv.device)
         if depth.shape != uv.shape[:-1]:
             raise InputError("depth", f"has shape {tuple(depth.shape)}", f"shape {tuple(uv.shape[:-1])} (one per pixel)")
         if not bool(torch.isfinite(depth).all()):
             raise InputError("depth", "contains NaN or infinite values", "finite depths")
+        if bool((depth <= 0).any()):
+            raise InputError("depth", f"has depths <= 0 (min {float(depth.min()):g})",
+                             "depths > 0 (points in front of the camera)")
         x = (uv[..., 0] - self.cx) / self.fx * depth
         y = (uv[..., 1] - self.cy) / self.fy * depth
         return self.camera_to_world(torch.stack([x, y, depth], -1))

@@ -121,7 +121,8 @@ def compose_chain(relative, chain: KinematicChain, root_pose=None) -> torch.Tens
     Parameters
     ----------
     relative : tensor (n, 4, 4)
-        ``relative[i]`` maps node i's frame into its parent's frame (ignored for the root).
+        ``relative[i]`` maps node i's frame into its parent's frame (ignored for the root); rigid
+        transforms ``[[R, t], [0, 1]]`` with ``R`` a rotation (checked).
     chain : KinematicChain
     root_pose : tensor (4, 4), optional
         The root's absolute pose (identity by default).
@@ -138,18 +139,20 @@ def compose_chain(relative, chain: KinematicChain, root_pose=None) -> torch.Tens
     >>> compose_chain(rel, ch)[:, 0, 3]
     tensor([0., 1., 2.])
     """
-    from ._transforms import _as_tensor
+    from ._transforms import check_rigid
 
     if not isinstance(chain, KinematicChain):
         raise InputError("chain", f"got {type(chain).__name__}", "a KinematicChain (from kinematic_chain)")
-    rel = _as_tensor(relative, "relative", (4, 4))
+    rel = check_rigid(relative, "relative")
     n = len(chain.parent)
     if rel.ndim != 3 or rel.shape[0] != n:
         raise InputError("relative", f"has shape {tuple(rel.shape)}", f"shape ({n}, 4, 4), one pose per node")
     if root_pose is None:
         root_pose = torch.eye(4, dtype=rel.dtype, device=rel.device)
     else:
-        root_pose = _as_tensor(root_pose, "root_pose", (4, 4)).to(rel)
+        root_pose = check_rigid(root_pose, "root_pose").to(rel)
+        if root_pose.ndim != 2:
+            raise InputError("root_pose", f"has shape {tuple(root_pose.shape)}", "one 4x4 rigid transform")
     out = [None] * n
     for i in chain.order.tolist():
         p = int(chain.parent[i])

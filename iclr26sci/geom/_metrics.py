@@ -31,10 +31,21 @@ def _pos(v, name):
     return float(v)
 
 
-def _images(img1, img2):
+def _images(img1, img2, data_range=None):
     a, b = _t(img1, "img1", 2), _t(img2, "img2", 2)
     if a.shape != b.shape:
         raise InputError("img2", f"has shape {tuple(b.shape)} but img1 has {tuple(a.shape)}", "images of equal shape")
+    if a.numel() == 0:
+        raise InputError("img1", f"is empty (shape {tuple(a.shape)})", "images with at least one pixel")
+    if data_range is not None:
+        # a loose range check: it catches images on another scale (0-255 with data_range 1) while letting
+        # a rendered image overshoot [0, L] a little during training
+        L = data_range
+        for name, x in (("img1", a), ("img2", b)):
+            lo, hi = float(x.detach().min()), float(x.detach().max())
+            if lo < -L or hi > 2 * L:
+                raise InputError(name, f"has values in [{lo:.4g}, {hi:.4g}], far outside [0, data_range = {L:g}]",
+                                 "images in [0, data_range] (pass data_range=255 for 8-bit images)")
     return a, b
 
 
@@ -50,7 +61,7 @@ def ssim(img1, img2, *, window_size: int = 11, sigma: float = 1.5, data_range: f
     Parameters
     ----------
     img1, img2 : tensor (H, W), (C, H, W) or (B, C, H, W)
-        Images in ``[0, data_range]``.
+        Images in ``[0, data_range]`` (values outside ``[-L, 2L]`` are refused: images on another scale).
     window_size : int
         Odd window side in pixels.
     sigma : float
@@ -72,7 +83,8 @@ def ssim(img1, img2, *, window_size: int = 11, sigma: float = 1.5, data_range: f
     >>> round(float(ssim(x, x)), 6)
     1.0
     """
-    a, b = _images(img1, img2)
+    data_range = _pos(data_range, "data_range")
+    a, b = _images(img1, img2, data_range)
     if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1 or window_size % 2 == 0:
         raise InputError("window_size", f"got {window_size!r}", "an odd positive integer")
     sigma = _pos(sigma, "sigma")
@@ -106,14 +118,17 @@ def ssim(img1, img2, *, window_size: int = 11, sigma: float = 1.5, data_range: f
 def psnr(img1, img2, *, data_range: float = 1.0):
     r"""Peak signal-to-noise ratio :math:`10\log_{10}(L^2/\mathrm{MSE})` in dB (inf for identical images).
 
+    Images are in ``[0, data_range]``; values outside ``[-L, 2L]`` (an image on another scale, such as
+    0-255 with ``data_range=1``) raise ``InputError``, and so do empty images.
+
     Examples
     --------
     >>> import torch
     >>> round(float(psnr(torch.zeros(4, 4), torch.full((4, 4), 0.1))), 4)
     20.0
     """
-    a, b = _images(img1, img2)
     data_range = _pos(data_range, "data_range")
+    a, b = _images(img1, img2, data_range)
     mse = ((a - b) ** 2).mean()
     return 10 * torch.log10(data_range ** 2 / mse)
 
@@ -167,14 +182,21 @@ def _flows(pred, gt, valid):
         raise InputError("flow_gt", f"has shape {tuple(g.shape)} but flow_pred has {tuple(p.shape)}", "equal shapes")
     if p.shape[-1] != 2:
         raise InputError("flow_pred", f"has shape {tuple(p.shape)}", "(..., 2): (u, v) per pixel, channels last")
+    if p.numel() == 0:
+        raise InputError("flow_pred", f"is empty (shape {tuple(p.shape)})", "at least one pixel")
     e = (p - g).norm(dim=-1)
     mag = g.norm(dim=-1)
     if valid is None:
         v = torch.ones_like(e, dtype=torch.bool)
     else:
-        v = torch.as_tensor(valid, device=e.device)
+        try:
+            v = torch.as_tensor(valid, device=e.device)
+        except (TypeError, ValueError, RuntimeError):
+            raise InputError("valid", f"got {type(valid).__name__}", "a boolean mask") from None
         if v.shape != e.shape:
             raise InputError("valid", f"has shape {tuple(v.shape)}", f"shape {tuple(e.shape)} (one flag per pixel)")
+        if v.dtype != torch.bool and not bool(((v == 0) | (v == 1)).all()):
+            raise InputError("valid", "has entries other than 0/1 (or NaN)", "a boolean mask (or 0/1 values)")
         v = v.bool()
         if not bool(v.any()):
             raise InputError("valid", "marks no pixel valid", "at least one valid pixel")

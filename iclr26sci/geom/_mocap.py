@@ -111,6 +111,26 @@ class Joint:
     pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     range: tuple[float, float] | None = None
 
+    def __post_init__(self):
+        if self.type not in _NQ:
+            raise InputError("type", f"got {self.type!r}", f"one of {sorted(_NQ)}")
+        for nm in ("axis", "pos"):
+            try:
+                v = np.asarray(getattr(self, nm), dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputError(nm, f"got {getattr(self, nm)!r}", "a finite 3-vector") from None
+            if v.shape != (3,) or not np.all(np.isfinite(v)):
+                raise InputError(nm, f"got {getattr(self, nm)!r}", "a finite 3-vector")
+        if self.type in ("hinge", "slide") and not np.linalg.norm(np.asarray(self.axis, float)) > 0:
+            raise InputError("axis", "is the zero vector", f"a non-zero axis for a {self.type} joint")
+        if self.range is not None:
+            try:
+                r = np.asarray(self.range, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputError("range", f"got {self.range!r}", "None or (low, high)") from None
+            if r.shape != (2,) or np.isnan(r).any() or r[0] > r[1]:
+                raise InputError("range", f"got {self.range!r}", "None or (low, high) with low <= high")
+
     @property
     def nq(self) -> int:
         return _NQ[self.type]
@@ -235,6 +255,14 @@ class Skeleton:
             raise InputError("qpos", f"has shape {np.shape(qpos)}" + ("" if np.all(np.isfinite(q)) else " and non-finite values"),
                              f"finite values of shape ({self.nq},) or (T, {self.nq})")
         q = q[None] if single else q
+        k = 0
+        for b in range(self.n_bodies):
+            for j in self.joints[b]:
+                lo = k + 3 if j.type == "free" else k
+                if j.type in ("free", "ball") and bool((np.linalg.norm(q[:, lo:lo + 4], axis=1) <= 1e-12).any()):
+                    raise InputError("qpos", f"has a zero quaternion at entries {lo}:{lo + 4} (joint {j.name!r})",
+                                     "non-zero quaternions (w, x, y, z) for free and ball joints")
+                k += j.nq
         T, n = q.shape[0], self.n_bodies
         pos, quat = np.zeros((T, n, 3)), np.zeros((T, n, 4))
         k = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from iclr26sci.core import InputError
@@ -161,13 +162,18 @@ def _tensor(x, name, shape_tail, n=None, dtype=None, device=None):
     return x
 
 
-def _check_inputs(means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, tile_size):
+def _check_inputs(means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, tile_size,
+                  antialiased=False):
     means = _tensor(means, "means", (3,))
     n, dt, dev = means.shape[0], means.dtype, means.device
     quats = _tensor(quats, "quats", (4,), n, dt, dev)
     if n and bool((quats.detach().norm(dim=-1) <= 1e-12).any()):
         raise InputError("quats", "contains a quaternion of zero norm", "non-zero quaternions (w, x, y, z)")
     log_scales = _tensor(log_scales, "log_scales", (3,), n, dt, dev)
+    if n and not bool(torch.isfinite(torch.exp(2 * log_scales.detach())).all()):
+        big = float(log_scales.detach().max())
+        raise InputError("log_scales", f"has log-scales up to {big:g}, whose variance exp(2 s) overflows {dt}",
+                         "log-scales small enough that the covariance is finite")
     opacity_logits = _tensor(opacity_logits, "opacity_logits", (), n, dt, dev)
     colors = _tensor(colors, "colors", (None,), n, dt, dev)
     C = colors.shape[1]
@@ -189,7 +195,9 @@ def _check_inputs(means, quats, log_scales, opacity_logits, colors, cam, backgro
     for name, v in (("eps2d", eps2d), ("near", near), ("far", far)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
             raise InputError(name, f"got {v!r}", "a real number")
-    if eps2d < 0:
+    if not isinstance(antialiased, (bool, np.bool_)):
+        raise InputError("antialiased", f"got {antialiased!r}", "True or False")
+    if eps2d < 0 or eps2d == float("inf"):
         raise InputError("eps2d", f"got {eps2d}", "a dilation >= 0 in pixels^2 (3DGS uses 0.3)")
     if not near > 0:
         raise InputError("near", f"got {near}", "a near plane > 0")
@@ -304,7 +312,7 @@ def project_gaussians(means, quats, log_scales, opacity_logits, cam, *, eps2d=0.
     """
     means, quats, log_scales, opacity_logits, _, _ = _check_inputs(
         means, quats, log_scales, opacity_logits, torch.zeros(_n_rows(means), 1, dtype=_dtype_of(means)), cam, None,
-        eps2d, near, far, 16)
+        eps2d, near, far, 16, antialiased)
     return _project(means, quats, log_scales, opacity_logits, cam, float(eps2d), bool(antialiased), float(near),
                     float(far))
 
@@ -413,7 +421,7 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
     (torch.Size([32, 32, 3]), 0.865)
     """
     means, quats, log_scales, opacity_logits, colors, background = _check_inputs(
-        means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, tile_size)
+        means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, tile_size, antialiased)
     if isinstance(chunk_elements, bool) or not isinstance(chunk_elements, int) or chunk_elements < 1:
         raise InputError("chunk_elements", f"got {chunk_elements!r}", "a positive integer")
     proj = _project(means, quats, log_scales, opacity_logits, cam, float(eps2d), bool(antialiased), float(near),
@@ -575,7 +583,7 @@ def rasterize_gaussians_reference(means, quats, log_scales, opacity_logits, colo
     True
     """
     means, quats, log_scales, opacity_logits, colors, background = _check_inputs(
-        means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, 16)
+        means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, 16, antialiased)
     proj = _project(means, quats, log_scales, opacity_logits, cam, float(eps2d), bool(antialiased), float(near),
                     float(far))
     if proj.means2d_all.requires_grad:

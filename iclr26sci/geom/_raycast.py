@@ -292,6 +292,10 @@ class RaycastScene:
             raise InputError("backend", f"got {backend!r}", "'auto', 'open3d' or 'numpy'")
         if backend == "auto":
             backend = "open3d" if _open3d_available() else "numpy"
+        if not isinstance(meshes, (list, tuple)) or len(meshes) == 0:
+            raise InputError("meshes", f"got {type(meshes).__name__} of length {len(meshes) if hasattr(meshes, '__len__') else '-'}",
+                             "a non-empty list of (vertices, faces) pairs (or use RaycastScene.from_mesh)")
+        meshes = [_mesh_arrays(m, "meshes") for m in meshes]
         self.backend = backend
         self.vertices = [m[0] for m in meshes]
         self.faces = [m[1] for m in meshes]
@@ -337,7 +341,7 @@ class RaycastScene:
         if isinstance(mesh, list):
             if not mesh:
                 raise InputError("mesh", "is an empty list", "one mesh or a non-empty list of meshes")
-            meshes = [_mesh_arrays(m, f"mesh[{i}]") for i, m in enumerate(mesh)]
+            meshes = [_mesh_arrays(m, "mesh") for m in mesh]
         else:
             meshes = [_mesh_arrays(mesh)]
         return cls(meshes, backend=backend)

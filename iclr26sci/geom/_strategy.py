@@ -54,6 +54,9 @@ def init_log_scales(points, k: int = 3, *, min_dist2: float = 1e-7) -> torch.Ten
         raise InputError("points", f"has shape {tuple(x.shape)}", "(N, 3)")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError("k", f"got {k!r}", "a positive integer")
+    if isinstance(min_dist2, bool) or not isinstance(min_dist2, (int, float)) or not (0 < min_dist2 < float("inf")):
+        raise InputError("min_dist2", f"got {min_dist2!r}", "a finite floor > 0 on the mean squared distance "
+                         "(0 gives log-scale -inf for duplicated points)")
     if x.shape[0] <= k:
         raise InputError("points", f"has {x.shape[0]} points", f"more than k = {k} points")
     p = x.detach().cpu().numpy().astype(np.float64)
@@ -116,6 +119,7 @@ class DefaultStrategy(BaseEstimator):
         self.reset_every = reset_every
         self.scene_scale = scene_scale
         self.rng = rng
+        self._validate()
 
     def _validate(self):
         for name in ("prune_opa", "grow_grad2d", "grow_scale3d", "prune_scale3d", "scene_scale"):
@@ -128,6 +132,20 @@ class DefaultStrategy(BaseEstimator):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0 or (name in ("refine_every", "reset_every") and v == 0):
                 raise InputError(name, f"got {v!r}", "a non-negative integer (refine_every, reset_every > 0)")
+        if not self.prune_opa < 0.5:
+            raise InputError("prune_opa", f"got {self.prune_opa}",
+                             "an opacity in (0, 0.5): the opacity reset caps opacities at 2 * prune_opa < 1")
+        if self.refine_stop_iter <= self.refine_start_iter:
+            raise InputError("refine_stop_iter", f"got {self.refine_stop_iter} <= refine_start_iter = "
+                             f"{self.refine_start_iter}, so densification would never run",
+                             "refine_stop_iter > refine_start_iter")
+        from iclr26sci.core import as_generator
+        try:
+            as_generator(self.rng)
+        except InputError as exc:
+            raise InputError("rng", exc.problem, exc.expected) from None
+        except (TypeError, ValueError):
+            raise InputError("rng", f"got {self.rng!r}", "None, an int >= 0, a SeedSequence or a Generator") from None
 
     def initialize_state(self) -> dict:
         """Running statistics: accumulated gradient norms and counts (filled lazily)."""
@@ -179,8 +197,14 @@ class DefaultStrategy(BaseEstimator):
         n = self._check_params(params, optimizers)
         if not isinstance(grad2d, torch.Tensor) or grad2d.shape != (n, 2):
             raise InputError("grad2d", f"got {getattr(grad2d, 'shape', type(grad2d).__name__)}", f"a ({n}, 2) tensor")
+        if not bool(torch.isfinite(grad2d).all()):
+            raise InputError("grad2d", "contains NaN or infinite values", "finite screen-space gradients")
         if not isinstance(radii, torch.Tensor) or radii.shape != (n,):
             raise InputError("radii", f"got {getattr(radii, 'shape', type(radii).__name__)}", f"a ({n},) tensor")
+        if radii.is_complex() or not bool(torch.isfinite(radii.float()).all()) or bool((radii < 0).any()):
+            raise InputError("radii", "has negative or non-finite radii", "pixel radii >= 0 (0: not visible)")
+        if not isinstance(state, dict) or not {"grad2d", "count"} <= set(state):
+            raise InputError("state", f"got {type(state).__name__}", "the dict from initialize_state()")
         if isinstance(step, bool) or not isinstance(step, int) or step < 0:
             raise InputError("step", f"got {step!r}", "a non-negative integer")
         for name, v in (("width", width), ("height", height)):

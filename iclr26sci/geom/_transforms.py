@@ -10,7 +10,7 @@ import torch
 from iclr26sci.core import InputError
 
 __all__ = ["quat_normalize", "quat_to_rotmat", "rotmat_to_quat", "quat_multiply", "rot6d_to_rotmat",
-           "rotmat_to_rot6d", "so3_exp", "so3_log", "se3_exp", "se3_log", "hat"]
+           "rotmat_to_rot6d", "so3_exp", "so3_log", "se3_exp", "se3_log", "hat", "check_rotation", "check_rigid"]
 
 
 def _as_tensor(x, name: str, last: int | tuple, *, extra_dims: tuple = ()) -> torch.Tensor:
@@ -59,6 +59,8 @@ def quat_normalize(q, *, eps: float = 1e-12) -> torch.Tensor:
     tensor([1., 0., 0., 0.])
     """
     q = _as_tensor(q, "q", 4)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (0 <= eps < float("inf")):
+        raise InputError("eps", f"got {eps!r}", "a finite norm threshold >= 0")
     n = q.norm(dim=-1, keepdim=True)
     if bool((n <= eps).any()):
         raise InputError("q", "contains a quaternion of zero norm", "non-zero quaternions (w, x, y, z)")
@@ -104,9 +106,91 @@ def quat_to_rotmat(q) -> torch.Tensor:
     return torch.stack(rows, -1).reshape(*w.shape, 3, 3)
 
 
-def _check_rotmat(R, name="R") -> torch.Tensor:
+def _default_tol(dtype) -> float:
+    return 1e-6 if dtype == torch.float64 else 1e-3
+
+
+def check_rotation(R, name: str = "R", *, tol: float | None = None) -> torch.Tensor:
+    r"""Check that ``R`` holds rotation matrices: finite, orthonormal and with determinant +1.
+
+    A matrix passes when :math:`\max|R R^\top - I| \le \mathrm{tol}` and :math:`\det R > 0`, so a
+    scaled matrix (``2 I``), a singular one, a reflection (det -1) and a general matrix are refused
+    rather than read as "some rotation".
+
+    Parameters
+    ----------
+    R : tensor (..., 3, 3)
+        Candidate rotation matrices (a batch is checked entry by entry).
+    name : str
+        The argument's name, used in the error message.
+    tol : float, optional
+        Tolerance on the orthonormality residual; default 1e-6 for float64 and 1e-3 for float32
+        (rotations composed or optimised in single precision drift by ~1e-6 per operation).
+
+    Returns
+    -------
+    tensor (..., 3, 3)
+        ``R`` as a floating tensor.
+
+    Raises
+    ------
+    InputError
+        Naming ``name``, with the worst residual or the negative determinant.
+
+    Examples
+    --------
+    >>> import torch
+    >>> check_rotation(torch.eye(3)).shape
+    torch.Size([3, 3])
+    >>> check_rotation(torch.diag(torch.tensor([1.0, 1.0, -1.0])))
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `R`: is a reflection (det -1), not a rotation; expected orthonormal 3x3 matrices with det +1
+    """
     R = _as_tensor(R, name, (3, 3))
+    tol = _default_tol(R.dtype) if tol is None else tol
+    if R.numel() == 0:
+        return R
+    Rd = R.detach()
+    eye = torch.eye(3, dtype=R.dtype, device=R.device)
+    resid = float((Rd @ Rd.transpose(-1, -2) - eye).abs().amax())
+    if resid > tol:
+        raise InputError(name, f"is not orthonormal (max |R R^T - I| = {resid:.3g} > {tol:g})",
+                         "orthonormal 3x3 matrices with det +1 (rotations)")
+    det = torch.linalg.det(Rd.to(torch.float64) if Rd.dtype not in (torch.float32, torch.float64) else Rd)
+    if bool((det < 0).any()):
+        raise InputError(name, "is a reflection (det -1), not a rotation", "orthonormal 3x3 matrices with det +1")
     return R
+
+
+def check_rigid(T, name: str = "T", *, tol: float | None = None) -> torch.Tensor:
+    """Check that ``T`` holds 4x4 rigid transforms ``[[R, t], [0, 0, 0, 1]]`` with ``R`` a rotation.
+
+    Examples
+    --------
+    >>> import torch
+    >>> check_rigid(torch.eye(4)).shape
+    torch.Size([4, 4])
+    >>> check_rigid(2 * torch.eye(4))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `T`: has bottom row ...
+    """
+    T = _as_tensor(T, name, (4, 4))
+    if T.numel() == 0:
+        return T
+    tol = _default_tol(T.dtype) if tol is None else tol
+    bottom = T.detach()[..., 3, :]
+    want = torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=T.dtype, device=T.device)
+    if float((bottom - want).abs().amax()) > tol:
+        raise InputError(name, f"has bottom row {bottom.reshape(-1, 4)[0].tolist()} (or another not (0, 0, 0, 1))",
+                         "rigid transforms [[R, t], [0, 0, 0, 1]]")
+    check_rotation(T[..., :3, :3], name, tol=tol)
+    return T
+
+
+def _check_rotmat(R, name="R") -> torch.Tensor:
+    return check_rotation(R, name)
 
 
 def rotmat_to_quat(R) -> torch.Tensor:
@@ -118,11 +202,16 @@ def rotmat_to_quat(R) -> torch.Tensor:
     Parameters
     ----------
     R : tensor (..., 3, 3)
-        Rotation matrices (orthonormal, det +1).
+        Rotation matrices (orthonormal, det +1; checked by :func:`check_rotation`).
 
     Returns
     -------
     tensor (..., 4)
+
+    Raises
+    ------
+    InputError
+        If a matrix is not a rotation (scaled, singular, a reflection).
 
     References
     ----------
@@ -167,6 +256,11 @@ def quat_multiply(q1, q2) -> torch.Tensor:
     tensor([-1.,  0.,  0.,  0.])
     """
     q1, q2 = _as_tensor(q1, "q1", 4), _as_tensor(q2, "q2", 4)
+    try:
+        torch.broadcast_shapes(q1.shape[:-1], q2.shape[:-1])
+    except RuntimeError:
+        raise InputError("q2", f"has batch shape {tuple(q2.shape[:-1])}, which does not broadcast with q1's "
+                         f"{tuple(q1.shape[:-1])}", "broadcastable batch shapes") from None
     w1, x1, y1, z1 = q1.unbind(-1)
     w2, x2, y2, z2 = q2.unbind(-1)
     return torch.stack([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
@@ -365,7 +459,7 @@ def se3_log(T) -> torch.Tensor:
     >>> torch.allclose(se3_log(se3_exp(xi)), xi)
     True
     """
-    T = _as_tensor(T, "T", (4, 4))
+    T = check_rigid(T, "T")
     w = so3_log(T[..., :3, :3])
     theta2 = (w * w).sum(-1)
     small = theta2 < 1e-6

@@ -8,17 +8,23 @@ from iclr26sci.core import InputError
 __all__ = ["backward_warp", "forward_splat"]
 
 
-def _img_flow(image, flow):
-    for name, x in (("image", image), ("flow", flow)):
+def _img_flow(image, flow, image_name="image"):
+    for name, x in ((image_name, image), ("flow", flow)):
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise InputError(name, f"got {type(x).__name__}", "a float tensor")
         if not bool(torch.isfinite(x).all()):
             raise InputError(name, "contains NaN or infinite values", "finite values")
     if image.ndim != 4:
-        raise InputError("image", f"has shape {tuple(image.shape)}", "(B, C, H, W)")
+        raise InputError(image_name, f"has shape {tuple(image.shape)}", "(B, C, H, W)")
     B, _, H, W = image.shape
+    if image.numel() == 0:
+        raise InputError(image_name, f"is empty (shape {tuple(image.shape)})", "a non-empty (B, C, H, W) tensor")
     if flow.shape != (B, 2, H, W):
         raise InputError("flow", f"has shape {tuple(flow.shape)}", f"({B}, 2, {H}, {W}): (dx, dy) in pixels")
+    if flow.dtype != image.dtype:
+        raise InputError("flow", f"has dtype {flow.dtype} but {image_name} has {image.dtype}", "the same dtype")
+    if flow.device != image.device:
+        raise InputError("flow", f"is on {flow.device} but {image_name} is on {image.device}", "the same device")
     return B, H, W
 
 
@@ -96,7 +102,7 @@ def forward_splat(values, flow, depth):
     >>> out.flatten().tolist(), mask.flatten().tolist()      # pixel 1 is nearer (depth 1), so it wins
     ([0.0, 2.0], [False, True])
     """
-    B, H, W = _img_flow(values, flow)
+    B, H, W = _img_flow(values, flow, "values")
     if not isinstance(depth, torch.Tensor) or depth.shape != (B, 1, H, W) or not bool(torch.isfinite(depth).all()):
         raise InputError("depth", f"got {getattr(depth, 'shape', type(depth).__name__)}",
                          f"a finite tensor of shape ({B}, 1, {H}, {W})")
