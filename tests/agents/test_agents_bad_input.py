@@ -9,7 +9,6 @@ from iclr26sci.agents import (AgenticPredictor, GraphBaseline, MultiViewWorkflow
 
 BAD_INPUT_EXEMPT = {
     "agents.OPERATORS": "a constant (operator descriptions and sources)",
-    "agents.PretrainedEncoder": "built only by pretrain(); takes no user input",
 }
 
 
