@@ -10,8 +10,6 @@ from iclr26sci.core import InputError, NotFittedError
 
 BAD_INPUT_EXEMPT = {
     "closedloop.THINGS_EEG_CHANNELS": "a constant tuple of channel names; it takes no input",
-    "closedloop.BlackBoxStimulusOptimizer": "an abstract base class; its propose/observe are covered through "
-                                            "RandomPool and MindPilot below",
 }
 
 POOL = np.random.default_rng(0).random((30, 4, 4))
