@@ -54,7 +54,7 @@ def test_pairset_bad(bench):
         PairSet(tr.workflows, tr.tasks, tr.w_idx, tr.t_idx, tr.y[:-1])
     with pytest.raises(InputError, match="y"):
         PairSet(tr.workflows, tr.tasks, tr.w_idx, tr.t_idx, tr.y * 0.5 + 0.25)
-    with pytest.raises(InputError, match="label_ratio"):
+    with pytest.raises(InputError, match="ratio"):
         tr.head(0.0)
 
 
