@@ -122,13 +122,32 @@ def champ_teacher_records(prompt_setting="0-Shot") -> dict:
 def load_champ_teachers(prompt_setting="0-Shot", *, split=0.7, rng=0, ood_category=None):
     """CHAMP's four teachers as an ``iclr26sci.distill.MultiTeacherData`` (split by problem or by category).
 
+    Every argument is checked before any grading is done or a cache file is written.
+
     Examples
     --------
     >>> d = load_champ_teachers(split=0.7, rng=0)
     >>> d.train.n, d.test.n, d.K
     (189, 81, 4)
     """
+    from iclr26sci.core import as_generator
     from iclr26sci.distill import MultiTeacherData
 
+    # every argument is checked before the (cached, ~10 s) grading runs or its cache file is written
+    s = _ALIASES.get(prompt_setting, prompt_setting)
+    if not isinstance(s, str) or s not in CHAMP_SETTINGS:
+        raise InputError("prompt_setting", f"got {prompt_setting!r}", f"one of {list(CHAMP_SETTINGS)} or 'default'")
+    if split is not None and (isinstance(split, bool) or not isinstance(split, (int, float))
+                              or not 0.0 < float(split) < 1.0):
+        raise InputError("split", f"got {split!r}", "a train share in (0, 1), or None for no split")
+    if not hasattr(rng, "integers"):
+        as_generator(rng)
+    if ood_category is not None:
+        cats = sorted({p.category for p in load_champ()})
+        wanted = [ood_category] if isinstance(ood_category, str) else ood_category
+        if not isinstance(wanted, (list, tuple)) or not wanted or any(c not in cats for c in wanted):
+            raise InputError("ood_category", f"got {ood_category!r}", f"None, one of {cats} or a list of them")
+        if len(set(wanted)) >= len(cats):
+            raise InputError("ood_category", "holds out every category", "a strict subset of the categories")
     return MultiTeacherData.from_champ(champ_teacher_records(prompt_setting), split=split, rng=rng,
                                        ood_category=ood_category)

@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_in_range, check_memory, check_option,
+                            check_positive_int)
+
+from ._checks import check_rng, check_texts
 
 from ._workflow import Workflow
 
@@ -47,26 +50,34 @@ class PairSet:
     domain: np.ndarray = None
 
     def __post_init__(self):
+        if isinstance(self.workflows, (str, bytes)) or not hasattr(self.workflows, "__len__"):
+            raise InputError("workflows", f"got {type(self.workflows).__name__}", "a list of Workflow objects")
+        self.workflows = list(self.workflows)
         if not all(isinstance(w, Workflow) for w in self.workflows):
             raise InputError("workflows", "an item is not a Workflow", "Workflow objects")
-        for i, t in enumerate(self.tasks):
-            if not isinstance(t, str) or not t.strip():
-                raise InputError("tasks", f"task {i} has no text", "non-empty task strings")
-        self.w_idx = np.asarray(self.w_idx, dtype=np.int64).ravel()
-        self.t_idx = np.asarray(self.t_idx, dtype=np.int64).ravel()
-        self.y = np.asarray(self.y, dtype=float).ravel()
+        self.tasks = check_texts(self.tasks, "tasks", min_len=0, allow_blank=False)
+        self.w_idx = check_array(np.ravel(self.w_idx) if np.ndim(self.w_idx) else self.w_idx, "w_idx", ndim=1,
+                                 dtype=int)
+        self.t_idx = check_array(np.ravel(self.t_idx) if np.ndim(self.t_idx) else self.t_idx, "t_idx", ndim=1,
+                                 dtype=int)
+        self.y = check_array(np.ravel(self.y) if np.ndim(self.y) else self.y, "y", ndim=1)
         n = len(self.w_idx)
         if len(self.t_idx) != n or len(self.y) != n:
             raise InputError("y", f"{len(self.w_idx)} workflows, {len(self.t_idx)} tasks and {len(self.y)} labels",
                              "one workflow index, task index and label per pair")
-        if n and (self.w_idx.min() < 0 or self.w_idx.max() >= len(self.workflows)
-                  or self.t_idx.min() < 0 or self.t_idx.max() >= len(self.tasks)):
-            raise InputError("w_idx", "an index is out of range", "indices into workflows and tasks")
+        if n and (self.w_idx.min() < 0 or self.w_idx.max() >= len(self.workflows)):
+            raise InputError("w_idx", f"has indices outside [0, {len(self.workflows)})", "indices into workflows")
+        if n and (self.t_idx.min() < 0 or self.t_idx.max() >= len(self.tasks)):
+            raise InputError("t_idx", f"has indices outside [0, {len(self.tasks)})", "indices into tasks")
         if not np.all(np.isin(self.y, (0.0, 1.0))):
             raise InputError("y", "labels other than 0/1", "binary success labels")
         if self.domain is None:
             self.domain = np.full(n, "all", dtype=object)
-        self.domain = np.asarray(self.domain, dtype=object)
+        if isinstance(self.domain, str):
+            raise InputError("domain", "is a single string", "one domain label per pair")
+        self.domain = np.asarray(self.domain, dtype=object).ravel()
+        if len(self.domain) != n:
+            raise InputError("domain", f"has {len(self.domain)} labels for {n} pairs", "one domain label per pair")
 
     def __len__(self):
         return len(self.y)
@@ -92,11 +103,18 @@ class PairSet:
     def subset(self, mask) -> "PairSet":
         """The pairs selected by a boolean mask or index array (same workflow and task lists)."""
         m = np.asarray(mask)
+        if m.dtype == bool:
+            if m.shape != (len(self),):
+                raise InputError("mask", f"is a boolean mask of shape {m.shape}", f"shape ({len(self)},)")
+        elif m.ndim != 1 or (m.size and not np.issubdtype(m.dtype, np.integer)):
+            raise InputError("mask", f"has dtype {m.dtype} and shape {m.shape}", "a boolean mask or integer positions")
+        elif m.size and (m.min() < -len(self) or m.max() >= len(self)):
+            raise InputError("mask", f"has positions outside [0, {len(self)})", "positions of existing pairs")
         return PairSet(self.workflows, self.tasks, self.w_idx[m], self.t_idx[m], self.y[m], self.domain[m])
 
     def head(self, ratio: float) -> "PairSet":
         """The first ``ceil(ratio * n)`` pairs (the released ``label_ratio``: first fraction of the training set)."""
-        ratio = check_in_range(ratio, "label_ratio", 0.0, 1.0, low_open=True)
+        ratio = check_in_range(ratio, "ratio", 0.0, 1.0, low_open=True)
         return self.subset(np.arange(max(1, int(np.ceil(ratio * len(self))))))
 
     def success_rates(self) -> np.ndarray:
@@ -133,6 +151,17 @@ class WorkflowBench:
     unlabeled: list
     info: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        for nm in ("train", "test"):
+            if not isinstance(getattr(self, nm), PairSet):
+                raise InputError(nm, f"got {type(getattr(self, nm)).__name__}", "a PairSet")
+        if isinstance(self.unlabeled, (str, bytes)) or not hasattr(self.unlabeled, "__iter__") \
+                or not all(isinstance(w, Workflow) for w in self.unlabeled):
+            raise InputError("unlabeled", "is not a list of Workflow objects", "a list of Workflow objects")
+        self.unlabeled = list(self.unlabeled)
+        if not isinstance(self.info, dict):
+            raise InputError("info", f"got {type(self.info).__name__}", "a dict of provenance")
+
     def __repr__(self):
         return f"WorkflowBench(train={len(self.train)}, test={len(self.test)}, unlabeled={len(self.unlabeled)})"
 
@@ -165,11 +194,16 @@ class WorkflowBench:
         >>> WorkflowBench.load("smollm2-arith", rng=0).info["model"][:21]
         'SmolLM2-135M-Instruct'
         """
-        if name == "synthetic":
-            return synthetic_workflow_bench(**kwargs)
-        if name in EXECUTED:
-            return load_executed_bench(name, **kwargs)
-        raise InputError("name", f"unknown bench {name!r}", f"one of {['synthetic', *EXECUTED]}")
+        import inspect
+
+        if not isinstance(name, str) or (name != "synthetic" and name not in EXECUTED):
+            raise InputError("name", f"unknown bench {name!r}", f"one of {['synthetic', *EXECUTED]}")
+        fn = synthetic_workflow_bench if name == "synthetic" else load_executed_bench
+        known = [p for p in inspect.signature(fn).parameters if p != "name"]
+        bad = sorted(set(kwargs) - set(known))
+        if bad:
+            raise InputError("kwargs", f"has {bad}, not arguments of the {name!r} bench", f"keywords among {known}")
+        return fn(**kwargs) if name == "synthetic" else fn(name, **kwargs)
 
 
 #: shipped executed benches: name -> file in iclr26sci/agents/data
@@ -218,10 +252,18 @@ def load_executed_bench(name: str = "smollm2-arith", split: str = "workflow", te
     import json
     from pathlib import Path
 
-    if name not in EXECUTED:
+    if not isinstance(name, str) or name not in EXECUTED:
         raise InputError("name", f"got {name!r}", f"one of {list(EXECUTED)}")
     check_option(split, "split", ["workflow", "domain"])
     test_fraction = check_in_range(test_fraction, "test_fraction", 0.0, 1.0, low_open=True, high_open=True)
+    if not isinstance(test_domain, str):
+        raise InputError("test_domain", f"got {test_domain!r}", "a task domain name")
+    check_rng(rng)
+    if path is not None:
+        if not isinstance(path, (str, Path)):
+            raise InputError("path", f"got {type(path).__name__}", "None or a path to a table")
+        if not Path(path).is_file():
+            raise InputError("path", f"{str(path)!r} is not a file", "a table written by scripts/build_agents_bench.py")
     path = Path(__file__).parent / "data" / EXECUTED[name] if path is None else Path(path)
     if not path.is_file():
         raise InputError("name", f"the table {path.name} is not in this installation",
@@ -392,9 +434,11 @@ def synthetic_workflow_bench(n_workflows: int = 60, n_tasks: int = 40, test_frac
     n_workflows = check_positive_int(n_workflows, "n_workflows", minimum=2)
     n_tasks = check_positive_int(n_tasks, "n_tasks")
     test_fraction = check_in_range(test_fraction, "test_fraction", 0.0, 1.0, low_open=True, high_open=True)
-    domains = list(domains)
-    if not domains or len(domains) > 3 or not all(isinstance(x, str) for x in domains):
-        raise InputError("domains", f"got {domains!r}", "1 to 3 domain names")
+    domains = check_texts(domains, "domains", allow_blank=False)
+    if len(domains) > 3 or len(set(domains)) != len(domains):
+        raise InputError("domains", f"got {domains!r}", "1 to 3 distinct domain names")
+    check_memory(600.0 * n_workflows * n_tasks * len(domains) + 20000.0 * n_workflows * len(domains),
+                 "n_workflows", "the workflows and their workflow-task pairs")
     gen = as_generator(rng)
     wfs, tasks, rows = [], [], []
     for d, dname in enumerate(domains):

@@ -13,11 +13,17 @@ def _probs(pred, pairs):
 
     if not isinstance(pairs, PairSet):
         raise InputError("pairs", f"got {type(pairs).__name__}", "a PairSet (e.g. bench.test)")
+    if len(pairs) == 0:
+        raise InputError("pairs", "holds no pairs", "at least one labelled workflow-task pair")
     if hasattr(pred, "predict_proba"):
-        return np.asarray(pred.predict_proba(pairs), float)
-    p = check_array(pred, "pred", ndim=1)
+        p = np.asarray(pred.predict_proba(pairs), float)
+    else:
+        p = check_array(pred, "pred", ndim=1)
     if len(p) != len(pairs):
         raise InputError("pred", f"{len(p)} probabilities for {len(pairs)} pairs", "one per pair")
+    if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
+        bad = p[~(np.isfinite(p) & (p >= 0) & (p <= 1))][0]
+        raise InputError("pred", f"has values outside [0, 1] (e.g. {bad:g})", "success probabilities in [0, 1]")
     return p
 
 
@@ -53,6 +59,8 @@ def precision_at_k(true_scores, pred_scores, tie_break: str = "stable", rng=None
         raise InputError("pred_scores", f"length {len(p)} but true_scores has {len(g)}", "one score per workflow")
     check_option(tie_break, "tie_break", ["stable", "random"])
     n = len(g)
+    if n == 0:
+        raise InputError("true_scores", "is empty", "at least one workflow")
     if tie_break == "random":
         gen = as_generator(rng)
         pg, pp = gen.permutation(n), gen.permutation(n)
@@ -99,9 +107,14 @@ def ranking_utility(true_scores, pred_scores, tie_break: str = "stable", n_draws
     (1.0, 0.5)
     """
     g = check_array(true_scores, "true_scores", ndim=1, min_rows=1)
+    p = check_array(pred_scores, "pred_scores", ndim=1)
+    if len(p) != len(g):
+        raise InputError("pred_scores", f"length {len(p)} but true_scores has {len(g)}", "one score per workflow")
     n_draws = check_positive_int(n_draws, "n_draws")
+    check_option(tie_break, "tie_break", ["stable", "random"])
+    if tie_break == "random":
+        rng = as_generator(rng)
     if len(g) == 1:
-        check_array(pred_scores, "pred_scores", ndim=1, shape=(1,))
         return 1.0
     n = len(g)
     x = np.linspace(1, n, 100)
@@ -151,6 +164,10 @@ def utility_score(pred, pairs, tie_break: str = "stable", n_draws: int = 20, rng
     >>> utility_score(bench.test.y.astype(float), bench.test)
     1.0
     """
+    check_option(tie_break, "tie_break", ["stable", "random"])
+    n_draws = check_positive_int(n_draws, "n_draws")
+    if tie_break == "random":
+        rng = as_generator(rng)
     p = _probs(pred, pairs)
     g, ph = _per_workflow(pairs, p)
     return ranking_utility(g, ph, tie_break=tie_break, n_draws=n_draws, rng=rng)

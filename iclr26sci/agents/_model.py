@@ -10,6 +10,7 @@ from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range
                             check_positive_int, progress)
 
 from ._bench import PairSet
+from ._checks import check_device, check_device_name, check_rng
 from ._workflow import Workflow, hash_embed
 
 __all__ = ["MultiViewWorkflowEncoder", "AgenticPredictor", "pretrain", "PretrainedEncoder", "GraphBaseline"]
@@ -83,9 +84,7 @@ def _batch(datas, device=None):
 
 def _device(device):
     """The torch device named by ``device`` (None: the CPU); an InputError if torch cannot use it."""
-    from iclr26sci.nn._train import _check_device
-
-    return _check_device(device)
+    return check_device(device)
 
 
 # ------------------------------------------------------------------------------------------ modules
@@ -266,6 +265,7 @@ class MultiViewWorkflowEncoder(BaseEstimator):
         self.conv = conv
         self.text_encoder = text_encoder
         self.dim = dim
+        self._validate()
 
     def _validate(self):
         h = check_positive_int(self.hidden, "hidden", minimum=8)
@@ -291,8 +291,15 @@ class MultiViewWorkflowEncoder(BaseEstimator):
         """The torch module (``forward(batch) -> z_W``)."""
         v = self._validate()
         d = self.feature_dim
-        return _mods()[1](d, d, int(self.hidden), int(self.n_layers), int(self.n_mlplayers), float(self.dropout), v,
-                          bool(self.faithful_to_release), self.conv)
+        m = _mods()[1](d, d, int(self.hidden), int(self.n_layers), int(self.n_mlplayers), float(self.dropout), v,
+                       bool(self.faithful_to_release), self.conv)
+        m._iclr26sci_config = self._signature()
+        return m
+
+    def _signature(self):
+        """What a built module's parameter shapes depend on (checked before torch sees a module and a batch)."""
+        return (self.feature_dim, int(self.hidden), int(self.n_layers), int(self.n_mlplayers),
+                tuple(self.views), bool(self.faithful_to_release), self.conv)
 
     def features(self, workflows):
         """Per-workflow PyG ``Data`` with all views (cached on each workflow)."""
@@ -304,6 +311,15 @@ class MultiViewWorkflowEncoder(BaseEstimator):
         """Embeddings :math:`z_W` of ``workflows`` (eval mode) with ``module`` (a fresh one when None)."""
         import torch
 
+        self._validate()
+        workflows = _check_workflows(workflows, "workflows")
+        if module is not None:
+            sig = getattr(module, "_iclr26sci_config", None)
+            if sig is None:
+                raise InputError("module", f"got {type(module).__name__}", "a module returned by this encoder's build()")
+            if sig != self._signature():
+                raise InputError("module", f"was built for (feature_dim, hidden, n_layers, n_mlplayers, views, "
+                                 f"faithful, conv) = {sig}", f"a module built by this configuration, {self._signature()}")
         m = module if module is not None else self.build()
         m.eval()
         dev = next(m.parameters()).device
@@ -322,7 +338,7 @@ def _check_workflows(workflows, name):
     return list(workflows)
 
 
-def _as_pairs(X, y, name="pairs"):
+def _as_pairs(X, y, name="pairs", require_y=False):
     """PairSet from a PairSet, or from (workflows, tasks) per pair plus labels."""
     if isinstance(X, PairSet):
         if y is not None:
@@ -332,12 +348,18 @@ def _as_pairs(X, y, name="pairs"):
         raise InputError(name, f"got {type(X).__name__}", "a PairSet or a (workflows, tasks) tuple, one per pair")
     ws, ts = X
     ws = _check_workflows(ws, "workflows")
+    if ts is None or isinstance(ts, (bytes, dict)) or not (isinstance(ts, str) or hasattr(ts, "__iter__")):
+        raise InputError("tasks", f"got {type(ts).__name__}", "a task string or one task string per workflow")
     ts = [ts] if isinstance(ts, str) else list(ts)
+    if not all(isinstance(t, str) for t in ts):
+        raise InputError("tasks", "a task is not a string", "task texts")
     if len(ts) == 1 and len(ws) > 1:
         ts = ts * len(ws)
     if len(ts) != len(ws):
         raise InputError("tasks", f"{len(ts)} tasks for {len(ws)} workflows", "one task per workflow (per pair)")
     if y is None:
+        if require_y:
+            raise InputError("y", "is missing for (workflows, tasks) pairs", "one 0/1 label per pair")
         y = np.zeros(len(ws))
     y = np.asarray(y, dtype=float).ravel()
     if len(y) != len(ws):
@@ -380,6 +402,20 @@ def _fit_temperature(z, y):
 # ------------------------------------------------------------------------------------------ estimators
 class _PairModel(BaseEstimator):
     """Shared training loop: BCE, Adam, mini-batches of pairs, optional best-validation-accuracy checkpoint."""
+
+    def _check_params(self):
+        """Every hyper-parameter, checked in the constructor and again at fit (before any work)."""
+        self._setup()
+        check_positive_int(self.epochs, "epochs")
+        check_positive_int(self.batch_size, "batch_size")
+        check_in_range(self.lr, "lr", 0.0, None, low_open=True)
+        check_in_range(self.weight_decay, "weight_decay", 0.0, None)
+        calibration = getattr(self, "calibration", None)
+        check_option("none" if calibration is None else calibration, "calibration", ["none", "temperature"])
+        check_in_range(getattr(self, "calibration_fraction", 0.2), "calibration_fraction", 0.0, 1.0,
+                       low_open=True, high_open=True)
+        check_device_name(self.device, "device")
+        check_rng(self.rng)
 
     def _fit_loop(self, model, score, pairs, validation, gen):
         import torch
@@ -463,15 +499,17 @@ class _PairModel(BaseEstimator):
         -------
         self
         """
+        self._check_params()
         label_ratio = check_in_range(label_ratio, "label_ratio", 0.0, 1.0, low_open=True)
-        pairs = _as_pairs(pairs, y)
+        pairs = _as_pairs(pairs, y, require_y=True)
+        if len(pairs) == 0:
+            raise InputError("pairs", "holds no pairs", "at least one labelled workflow-task pair")
         if validation is not None and not isinstance(validation, PairSet):
             raise InputError("validation", f"got {type(validation).__name__}", "a PairSet or None")
         calibration = getattr(self, "calibration", None)
         check_option("none" if calibration is None else calibration, "calibration", ["none", "temperature"])
         frac = check_in_range(getattr(self, "calibration_fraction", 0.2), "calibration_fraction", 0.0, 1.0,
                               low_open=True, high_open=True)
-        self._setup()
         self._device = _device(self.device)
         pairs = pairs.head(label_ratio)
         gen = as_generator(self.rng)
@@ -624,6 +662,7 @@ class AgenticPredictor(_PairModel):
         self.device = device
         self.calibration = calibration
         self.calibration_fraction = calibration_fraction
+        self._check_params()
 
     def _setup(self):
         e = self.encoder
@@ -650,7 +689,12 @@ class AgenticPredictor(_PairModel):
         m = nn.Module()
         m.enc = self._encoder_cfg.build()
         if self._init_state is not None:
-            m.enc.load_state_dict(self._init_state)
+            try:
+                m.enc.load_state_dict(self._init_state)
+            except RuntimeError as exc:
+                raise InputError("encoder", f"holds pretrained weights that do not fit its configuration "
+                                 f"({str(exc).splitlines()[0][:120]})", "the PretrainedEncoder returned by pretrain()") \
+                    from None
         m.task = _mlp([d, h, h, h], float(self.dropout))
         m.head = _mlp([he + h] + [h] * int(self.n_mlplayers) + [1], float(self.dropout))
         return m
@@ -715,6 +759,7 @@ class GraphBaseline(_PairModel):
         self.device = device
         self.calibration = calibration
         self.calibration_fraction = calibration_fraction
+        self._check_params()
 
     def _setup(self):
         check_option(self.kind, "kind", ["mlp", "gcn", "gat", "gcn2", "transformer"])
@@ -757,6 +802,18 @@ class PretrainedEncoder:
     """
 
     def __init__(self, config, state_dict, history):
+        if not isinstance(config, MultiViewWorkflowEncoder):
+            raise InputError("config", f"got {type(config).__name__}", "the MultiViewWorkflowEncoder that was pretrained")
+        if not isinstance(state_dict, dict) or not state_dict or not all(
+                isinstance(k, str) and hasattr(v, "shape") for k, v in state_dict.items()):
+            raise InputError("state_dict", f"got {type(state_dict).__name__}", "the encoder's weights {name: tensor}")
+        if not isinstance(history, dict) or not {"loss", "rec", "con"} <= set(history):
+            raise InputError("history", f"got {history!r}"[:80], "a dict with 'loss', 'rec' and 'con' lists")
+        lens = {len(history[k]) for k in ("loss", "rec", "con")}
+        if len(lens) != 1 or 0 in lens or not all(np.all(np.isfinite(np.asarray(history[k], float)))
+                                                   for k in ("loss", "rec", "con")):
+            raise InputError("history", "has lists of different lengths, empty lists or non-finite losses",
+                             "one finite loss per epoch in each of 'loss', 'rec' and 'con'")
         self.config = config
         self.state_dict_ = state_dict
         self.history = history

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclr26sci.core import InputError, check_positive_int
+from iclr26sci.core import InputError, check_array, check_memory, check_positive_int
+
+from ._checks import check_texts
 
 __all__ = ["Workflow", "OPERATORS", "hash_embed"]
 
@@ -89,7 +91,10 @@ def hash_embed(texts, dim: int = 384) -> np.ndarray:
         texts = [texts]
     if not hasattr(texts, "__len__") or isinstance(texts, (bytes, dict)):
         raise InputError("texts", f"got {type(texts).__name__}", "a string or a sequence of strings")
+    if len(texts) == 0:
+        raise InputError("texts", "is empty", "at least one text")
     dim = check_positive_int(dim, "dim")
+    check_memory(4.0 * len(texts) * dim, "dim", "the hashed feature matrix")
     out = np.zeros((len(texts), dim), np.float32)
     for i, t in enumerate(texts):
         if not isinstance(t, str):
@@ -152,13 +157,16 @@ class Workflow:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
-        n = len(self.ops)
+        ops = check_texts(self.ops, "ops", min_len=0, allow_blank=False)
+        n = len(ops)
         if n < 1:
             raise InputError("ops", "no nodes", "at least the entry node 0")
-        for nm, v in (("prompts", self.prompts), ("calls", self.calls)):
-            if len(v) != n or not all(isinstance(s, str) for s in v):
-                raise InputError(nm, f"{len(v)} entries for {n} nodes (or a non-string)", f"{n} strings")
-        e = np.asarray(self.edges if len(np.asarray(self.edges).ravel()) else np.zeros((2, 0)), dtype=float)
+        prompts = check_texts(self.prompts, "prompts", n=n, min_len=0)
+        calls = check_texts(self.calls, "calls", n=n, min_len=0)
+        if not isinstance(self.name, str):
+            raise InputError("name", f"got {type(self.name).__name__}", "a string label")
+        raw = check_array(self.edges, "edges", dtype=float, finite=False)
+        e = raw if raw.size else np.zeros((2, 0))
         if e.ndim != 2 or e.shape[0] != 2 or not np.all(np.isfinite(e)) or np.any(e != np.round(e)):
             raise InputError("edges", f"got an array of shape {e.shape}", "integer node indices of shape (2, E)")
         e = e.astype(np.int64)
@@ -168,7 +176,7 @@ class Workflow:
                              f"node indices in [0, {n - 1}]")
         if not isinstance(self.code, str) or not self.code.strip():
             raise InputError("code", "empty or not a string", "the workflow's source code")
-        self.edges = e
+        self.ops, self.prompts, self.calls, self.edges = ops, prompts, calls, e
 
     @property
     def n_nodes(self) -> int:
@@ -181,6 +189,8 @@ class Workflow:
 
     def operator_code(self, v: int) -> str:
         """Source of node ``v``'s operator (a comment line for the entry node or an unknown operator)."""
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) < self.n_nodes:
+            raise InputError("v", f"got {v!r}", f"a node index in [0, {self.n_nodes - 1}]")
         return OPERATORS.get(self.ops[v], ("", f"# operator {self.ops[v]}"))[1]
 
     def __repr__(self):
@@ -223,6 +233,10 @@ class Workflow:
             raise InputError("source", "empty or not a string", "the Python source of a workflow")
         if prompts is not None and not isinstance(prompts, dict):
             raise InputError("prompts", f"got {type(prompts).__name__}", "a dict {operator or variable: text}")
+        if prompts is not None and not all(isinstance(k, str) and isinstance(v, str) for k, v in prompts.items()):
+            raise InputError("prompts", "has a non-string key or text", "a dict {operator or variable: text}")
+        if not isinstance(name, str):
+            raise InputError("name", f"got {type(name).__name__}", "a string label")
         try:
             tree = ast.parse(source)
         except SyntaxError as exc:

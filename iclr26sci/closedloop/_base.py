@@ -46,6 +46,21 @@ def _check_pool(pool, name="pool", min_rows=1) -> np.ndarray:
     return arr
 
 
+def _check_generated(images, image_shape, n, name="generator") -> np.ndarray:
+    """What a user's generator returned: ``n`` finite images of the pool's image shape."""
+    try:
+        arr = np.asarray(images, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(name, f"returned {type(images).__name__}, not numeric images",
+                         "a callable (embeddings, rng) -> images") from None
+    if arr.shape != (n, *image_shape):
+        raise InputError(name, f"returned an array of shape {arr.shape} for {n} embeddings",
+                         f"images of the pool's shape ({n}, {', '.join(map(str, image_shape))})")
+    if not np.all(np.isfinite(arr)):
+        raise InputError(name, "returned NaN or infinite pixels", "finite images")
+    return arr
+
+
 def _check_images(images, image_shape, name="images") -> np.ndarray:
     """A batch of images whose shape matches the pool's image shape."""
     arr = check_array(images, name, dtype=float)
@@ -132,8 +147,13 @@ class BlackBoxStimulusOptimizer(BaseEstimator):
     """
 
     # ---- subclass hooks
-    def _start(self):  # pragma: no cover - overridden
-        raise NotImplementedError
+    def _check_params(self):
+        """Validate the constructor's arguments (subclasses: called by ``__init__`` and again by ``_start``)."""
+        raise InputError("optimizer", "is the abstract BlackBoxStimulusOptimizer",
+                         "a subclass that implements _start/_propose/_observe (MindPilot, RandomPool, ...)")
+
+    def _start(self):
+        self._check_params()
 
     def _propose(self, k):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -214,6 +234,8 @@ class BlackBoxStimulusOptimizer(BaseEstimator):
         """
         self._ensure_started()
         images = _check_images(images, self.image_shape_)
+        if len(images) == 0:
+            raise InputError("images", "is empty", "at least one shown image")
         rewards = _check_rewards(rewards, len(images))
         t0 = time.perf_counter()
         meta = None
@@ -286,6 +308,25 @@ class LoopResult:
     log: list = field(default_factory=list)
     true_rewards: Any = None
 
+    def __post_init__(self):
+        r = check_array(self.rewards, "rewards", ndim=1)
+        n = len(r)
+        h = check_array(self.history, "history", ndim=1, shape=(n,))
+        if n and np.any(np.diff(h) < -1e-12):
+            raise InputError("history", "decreases", "the best-so-far reward after each query (non-decreasing)")
+        if isinstance(self.queries, (bool, np.bool_)) or not isinstance(self.queries, (Integral, np.integer)) \
+                or int(self.queries) != n:
+            raise InputError("queries", f"got {self.queries!r}", f"the number of observed rewards ({n})")
+        if len(np.asarray(self.images)) != n:
+            raise InputError("images", f"holds {len(np.asarray(self.images))} images", f"one per reward ({n})")
+        if self.true_rewards is not None:
+            self.true_rewards = check_array(self.true_rewards, "true_rewards", ndim=1, shape=(n,))
+        if not isinstance(self.stopped_early, (bool, np.bool_)):
+            raise InputError("stopped_early", f"got {self.stopped_early!r}", "True or False")
+        for nm in ("optimizer_seconds", "brain_seconds"):
+            check_in_range(getattr(self, nm), nm, 0.0, None)
+        self.rewards, self.history = r, h
+
     def _top_true(self, k):
         if self.true_rewards is None:
             return float("nan")
@@ -313,7 +354,12 @@ class LoopResult:
         2.0
         """
         thr = check_in_range(threshold, "threshold")
-        vals = self.true_rewards if (true and self.true_rewards is not None) else self.rewards
+        if not isinstance(true, (bool, np.bool_)):
+            raise InputError("true", f"got {true!r}", "True or False")
+        if true and self.true_rewards is None:
+            raise InputError("true", "is True but the run recorded no noise-free rewards (the brain has no "
+                             "true_reward)", "true=False (observed rewards), or a brain with true_reward(images)")
+        vals = self.true_rewards if true else self.rewards
         hit = np.nonzero(np.asarray(vals) >= thr)[0]
         return float(hit[0] + 1) if len(hit) else float("inf")
 
@@ -387,6 +433,7 @@ def run_loop(optimizer, brain, query_budget, *, batch_size=None, callback=None, 
     (12, True)
     """
     query_budget = check_positive_int(query_budget, "query_budget")
+    _check_rng(rng)
     if not isinstance(optimizer, BlackBoxStimulusOptimizer):
         raise InputError("optimizer", f"is a {type(optimizer).__name__}", "a BlackBoxStimulusOptimizer")
     _check_callable(brain, "brain", "a callable images -> one reward per image")
@@ -421,7 +468,12 @@ def run_loop(optimizer, brain, query_budget, *, batch_size=None, callback=None, 
                              f"one finite reward per image ({len(images)})") from None
         t_rew = time.perf_counter() - t_start
         if callable(true_fn):
-            trues.append(np.asarray(true_fn(images), dtype=float).reshape(-1))
+            try:
+                tr = _check_rewards(true_fn(images), len(images), name="brain")
+            except InputError as exc:
+                raise InputError("brain", f"true_reward returned bad rewards for {len(images)} images "
+                                 f"({exc.problem})", f"one finite noise-free reward per image ({len(images)})") from None
+            trues.append(tr)
         optimizer.observe(images, r)
         entries = [{"query": used + i + 1, "round": round_, "reward": float(r[i]), "shown_at": t_show,
                     "reward_at": t_rew} for i in range(len(images))]

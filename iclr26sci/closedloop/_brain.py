@@ -264,6 +264,10 @@ class SimulatedEEGBrain:
         n_src = check_positive_int(n_sources, "n_sources")
         n_lat = check_positive_int(n_latent, "n_latent")
         self.image_shape = tuple(pool.shape[1:])
+        flat = pool.reshape(len(pool), -1)
+        if not float((flat - flat.mean(0)).std()) > 0:
+            raise InputError("images", "are all identical", "a pool of varied images (the brain standardises pixels "
+                             "by the pool's spread)")
         if target_image is not None:
             target_image = _check_images(np.asarray(target_image, float)[None], self.image_shape, "target_image")[0]
         self._rng_master = as_generator(_check_rng(rng))
@@ -283,7 +287,7 @@ class SimulatedEEGBrain:
 
         X = pool.reshape(len(pool), -1)
         self._px_mean = X.mean(0)
-        self._px_sd = max(float((X - self._px_mean).std()), 1e-12)       # one scale: no pixel is amplified
+        self._px_sd = float((X - self._px_mean).std())                # one scale: no pixel is amplified
         p = X.shape[1]
         self._W = prm.standard_normal((n_lat, p)) / math.sqrt(p)
         self._A = 0.6 * prm.standard_normal((n_src, n_lat)) / math.sqrt(n_lat) * 1.5
@@ -434,6 +438,8 @@ class SimulatedEEGBrain:
         (1, 17, 250)
         """
         images = self._check(images)
+        if not isinstance(noise, (bool, np.bool_)):
+            raise InputError("noise", f"got {noise!r}", "True or False")
         X = self._clean(images)
         if noise and self.noise_sd_ > 0:
             X = X + self.noise_sd_ * self._noise_rng.standard_normal(X.shape)

@@ -105,12 +105,9 @@ class DDPOLite(BlackBoxStimulusOptimizer):
         self.weight_decay = weight_decay
         self.grad_clip = grad_clip
         self.rng = rng
+        self._check_params()
 
-    def _start(self):
-        import torch
-
-        from iclr26sci.nn import flow_sde
-
+    def _check_params(self):
         from ._flowgen import FlowGenerator
 
         _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
@@ -133,6 +130,14 @@ class DDPOLite(BlackBoxStimulusOptimizer):
             vals[name] = v
         self._v = vals
         self._rng = as_generator(_check_rng(self.rng))
+
+    def _start(self):
+        import torch
+
+        from iclr26sci.nn import flow_sde
+
+        self._check_params()
+        vals = self._v
         self.pool_z_ = _embed(self.embedder, self.pool_)
         if self.pool_z_.shape[1] != self.generator.cond_dim_:
             raise InputError("embedder", f"gives {self.pool_z_.shape[1]}-d embeddings",

@@ -79,6 +79,20 @@ class FeatureEmbedder(BaseEstimator):
         self.features = features
         self.n_components = n_components
         self.input_shape = input_shape
+        _check_callable(features, "features", "a callable images -> (n, p) features")
+        check_positive_int(n_components, "n_components")
+        self._input_shape()
+
+    def _input_shape(self):
+        shp = self.input_shape
+        if shp is None:
+            return None
+        if isinstance(shp, (str, bytes)) or not hasattr(shp, "__iter__"):
+            raise InputError("input_shape", f"got {shp!r}", "None or a tuple of positive ints, e.g. (1, 28, 28)")
+        shp = tuple(shp)
+        if not shp or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1 for v in shp):
+            raise InputError("input_shape", f"got {shp!r}", "None or a tuple of positive ints, e.g. (1, 28, 28)")
+        return shp
 
     def _raw(self, images):
         x = np.asarray(images, dtype=np.float32)
@@ -106,7 +120,7 @@ class FeatureEmbedder(BaseEstimator):
         pool = _check_pool(pool, "pool", min_rows=2)
         d = check_positive_int(self.n_components, "n_components")
         if self.input_shape is not None:
-            shp = tuple(self.input_shape)
+            shp = self._input_shape()
             if int(np.prod(shp)) != int(np.prod(pool.shape[1:])):
                 raise InputError("input_shape", f"is {shp}", f"a shape with {int(np.prod(pool.shape[1:]))} pixels, "
                                  "as the pool's images")
@@ -196,6 +210,27 @@ class FlowGenerator(BaseEstimator):
         self.solver = solver
         self.cache = cache
         self.rng = rng
+        self._check_params()
+
+    def _check_params(self):
+        _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
+        check_option(self.arch, "arch", ["mlp", "unet"])
+        check_positive_int(self.epochs, "epochs")
+        check_positive_int(self.batch_size, "batch_size")
+        from iclr26sci.core import check_in_range
+
+        lr = check_in_range(self.lr, "lr", 0, low_open=True)
+        if not np.isfinite(lr):
+            raise InputError("lr", "is infinite", "a finite learning rate")
+        check_positive_int(self.steps, "steps")
+        check_option(self.solver, "solver", ["euler", "heun", "midpoint"])
+        check_bool(self.cache, "cache")
+        check_positive_int(self.rng, "rng", minimum=0)
+        if isinstance(self.hidden, (str, bytes)) or not hasattr(self.hidden, "__iter__") or not len(self.hidden):
+            raise InputError("hidden", f"got {self.hidden!r}", "a tuple of positive layer widths")
+        for h in self.hidden:
+            check_positive_int(h, "hidden")
+        check_positive_int(self.base, "base")
 
     def fit(self, pool, progress=False):
         """Train the conditional flow model on ``pool`` (n, *image_shape), conditioned on its embeddings.
@@ -213,7 +248,7 @@ class FlowGenerator(BaseEstimator):
         from iclr26sci.core import check_in_range
         from iclr26sci.nn import FlowMatching, UNetVelocity, VelocityMLP, cached_model
 
-        _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
+        self._check_params()
         pool = _check_pool(pool, "pool", min_rows=2)
         arch = check_option(self.arch, "arch", ["mlp", "unet"])
         epochs = check_positive_int(self.epochs, "epochs")
@@ -308,9 +343,9 @@ class FlowGenerator(BaseEstimator):
 
         check_is_fitted(self, "fm_", method="generate")
         Z = check_array(Z, "Z", ndim=2, shape=(None, self.cond_dim_))
+        g = as_generator(rng)
         if len(Z) == 0:
             return np.zeros((0, *self.image_shape_))
-        g = as_generator(rng)
         x0 = g.standard_normal((len(Z), *self.fm_.event_shape_)).astype(np.float32)
         with torch.no_grad():
             res = ode_sample(self.fm_, cond=torch.as_tensor(Z, dtype=torch.float32), x0=torch.as_tensor(x0),

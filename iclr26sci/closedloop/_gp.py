@@ -68,6 +68,7 @@ class PseudoModel(BaseEstimator):
         self.outputscale = outputscale
         self.noise = noise
         self.mean = mean
+        self._params(1)
 
     def _params(self, d):
         ls = math.sqrt(d) if self.lengthscale is None else check_in_range(self.lengthscale, "lengthscale", 0,
@@ -131,7 +132,15 @@ class PseudoModel(BaseEstimator):
 
     def _refit(self):
         K = self._k(self.X_, self.X_) + self.noise_ * np.eye(len(self.X_))
-        self.L_ = np.linalg.cholesky(K)
+        try:
+            L = np.linalg.cholesky(K)
+        except np.linalg.LinAlgError:
+            raise InputError("noise", f"is {self.noise_:g}, too small for the kernel matrix of these points to be "
+                             "numerically positive definite (repeated or nearly repeated embeddings)",
+                             "a larger noise (e.g. the default 1e-4), or distinct embeddings") from None
+        if not np.all(np.isfinite(L)):
+            raise InputError("noise", "gives a non-finite Cholesky factor", "a larger noise")
+        self.L_ = L
         self.alpha_ = np.linalg.solve(self.L_.T, np.linalg.solve(self.L_, self.y_ - self.m_))
 
     def _check_z(self, Z, name="Z"):
@@ -150,6 +159,8 @@ class PseudoModel(BaseEstimator):
         True
         """
         Z = self._check_z(Z)
+        if not isinstance(return_std, (bool, np.bool_)):
+            raise InputError("return_std", f"got {return_std!r}", "True or False")
         Ks = self._k(Z, self.X_)
         mu = self.m_ + Ks @ self.alpha_
         if not return_std:

@@ -69,6 +69,7 @@ class PCAEmbedder(BaseEstimator):
 
     def __init__(self, n_components=16):
         self.n_components = n_components
+        check_positive_int(n_components, "n_components")
 
     def fit(self, pool):
         """Fit the PCA on a pool of images (n, *image_shape).
@@ -147,6 +148,17 @@ class PCAGenerator(BaseEstimator):
     def __init__(self, embedder, noise=0.5):
         self.embedder = embedder
         self.noise = noise
+        self._check_params()
+
+    def _check_params(self):
+        if not isinstance(self.embedder, PCAEmbedder):
+            raise InputError("embedder", f"is a {type(self.embedder).__name__}", "a fitted PCAEmbedder")
+        if not hasattr(self.embedder, "components_"):
+            raise InputError("embedder", "is an unfitted PCAEmbedder", "a PCAEmbedder after .fit(pool)")
+        sd = check_in_range(self.noise, "noise", 0)
+        if not np.isfinite(sd):
+            raise InputError("noise", "is infinite", "a finite noise fraction")
+        return sd
 
     def generate(self, Z, rng=None):
         """Images for embeddings ``Z`` (m, d); ``rng`` seeds the detail noise.
@@ -158,12 +170,11 @@ class PCAGenerator(BaseEstimator):
         >>> PCAGenerator(emb).generate(np.zeros((1, 2)), rng=0).shape
         (1, 3, 3)
         """
-        if not isinstance(self.embedder, PCAEmbedder):
-            raise InputError("embedder", f"is a {type(self.embedder).__name__}", "a fitted PCAEmbedder")
-        sd = check_in_range(self.noise, "noise", 0)
+        sd = self._check_params()
+        gen = as_generator(rng)
         X = self.embedder.inverse_transform(Z)
         if sd > 0:
-            X = X + sd * self.embedder.residual_std_ * as_generator(rng).standard_normal(X.shape)
+            X = X + sd * self.embedder.residual_std_ * gen.standard_normal(X.shape)
         lo, hi = self.embedder.pixel_range_
         return np.clip(X, lo, hi)
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
 
-from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_pool, _check_rng, _embed
+from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_generated, _check_pool, _check_rng, _embed
+from ._checks import check_device, check_device_name
 
 __all__ = ["RandomPool", "GreedyRetrieval", "GPUCB", "BoTorchUCB", "CMAES"]
 
@@ -55,10 +56,14 @@ class RandomPool(BlackBoxStimulusOptimizer):
     def __init__(self, pool, *, rng=None):
         self.pool = pool
         self.rng = rng
+        self._check_params()
 
-    def _start(self):
+    def _check_params(self):
         self.pool_ = _check_pool(self.pool)
         self._rng = as_generator(_check_rng(self.rng))
+
+    def _start(self):
+        self._check_params()
         self.seen_ = np.zeros(len(self.pool_), dtype=bool)
 
     def _propose(self, k):
@@ -105,8 +110,9 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
         self.n_init = n_init
         self.top_k = top_k
         self.rng = rng
+        self._check_params()
 
-    def _start(self):
+    def _check_params(self):
         _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
         self.pool_ = _check_pool(self.pool)
         self._n_init = check_positive_int(self.n_init, "n_init")
@@ -115,6 +121,9 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
             raise InputError("top_k", f"is {self._top_k} but the pool has {len(self.pool_)} images",
                              "top_k <= the number of pool images")
         self._rng = as_generator(_check_rng(self.rng))
+
+    def _start(self):
+        self._check_params()
         self.pool_z_ = _embed(self.embedder, self.pool_)
         self._u = _unit(self.pool_z_)
         self.seen_ = np.zeros(len(self.pool_), dtype=bool)
@@ -159,8 +168,9 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self.fit_iters = fit_iters
         self.device = device
         self.rng = rng
+        self._check_params()
 
-    def _start(self):
+    def _check_params(self):
         _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
         self.pool_ = _check_pool(self.pool)
         self._space = check_option(self.space, "space", ["pool", "embedding"])
@@ -174,7 +184,12 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self._batch = check_positive_int(self.batch, "batch")
         self._fit_every = check_positive_int(self.fit_every, "fit_every")
         self._fit_iters = None if self.fit_iters is None else check_positive_int(self.fit_iters, "fit_iters")
+        check_device_name(self.device, "device", allow_none=False)
         self._rng = as_generator(_check_rng(self.rng))
+
+    def _start(self):
+        self._check_params()
+        check_device(self.device)
         self.pool_z_ = _embed(self.embedder, self.pool_)
         self._mu0 = self.pool_z_.mean(0)
         self._L0 = np.linalg.cholesky(np.cov(self.pool_z_.T) + 1e-6 * np.eye(self.pool_z_.shape[1]))
@@ -194,7 +209,7 @@ class _UCBBase(BlackBoxStimulusOptimizer):
     def _render(self, Z, idx):
         if self._space == "pool":
             return self.pool_[idx]
-        return np.asarray(self.generator(Z, self._rng), dtype=float)
+        return _check_generated(self.generator(Z, self._rng), self.image_shape_, len(Z))
 
     def _propose(self, k):
         if len(self.y_) < self._n_init:
@@ -439,21 +454,25 @@ class CMAES(BlackBoxStimulusOptimizer):
         self.popsize = popsize
         self.sigma0 = sigma0
         self.rng = rng
+        self._check_params()
+
+    def _check_params(self):
+        _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
+        _check_callable(self.generator, "generator", "a callable (embeddings, rng) -> images")
+        self.pool_ = _check_pool(self.pool)
+        pop = self._pop = check_positive_int(self.popsize, "popsize", minimum=2)
+        s0 = self._s0 = check_in_range(self.sigma0, "sigma0", 0, low_open=True)
+        if not math.isfinite(s0):
+            raise InputError("sigma0", "is infinite", "a finite initial step size")
+        self._rng = as_generator(_check_rng(self.rng))
 
     def _start(self):
         import cma
 
-        _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
-        _check_callable(self.generator, "generator", "a callable (embeddings, rng) -> images")
-        self.pool_ = _check_pool(self.pool)
-        pop = check_positive_int(self.popsize, "popsize", minimum=2)
-        s0 = check_in_range(self.sigma0, "sigma0", 0, low_open=True)
-        if not math.isfinite(s0):
-            raise InputError("sigma0", "is infinite", "a finite initial step size")
-        self._rng = as_generator(_check_rng(self.rng))
+        self._check_params()
         z0 = _embed(self.embedder, self.pool_).mean(0)
         seed = int(self._rng.integers(1, 2 ** 31 - 1))
-        self.es_ = cma.CMAEvolutionStrategy(z0, s0, {"popsize": pop, "seed": seed, "verbose": -9,
+        self.es_ = cma.CMAEvolutionStrategy(z0, self._s0, {"popsize": self._pop, "seed": seed, "verbose": -9,
                                                      "verb_disp": 0, "verb_log": 0})
         self._gen = []      # current generation's candidates
         self._fit = []      # their fitness values, in order
@@ -466,7 +485,7 @@ class CMAES(BlackBoxStimulusOptimizer):
         lo = self._next
         hi = min(len(self._gen), lo + k)
         Z = np.stack(self._gen[lo:hi])
-        imgs = np.asarray(self.generator(Z, self._rng), dtype=float)
+        imgs = _check_generated(self.generator(Z, self._rng), self.image_shape_, len(Z))
         return imgs, {"slot": np.arange(lo, hi)}
 
     def _observe(self, images, rewards, meta):

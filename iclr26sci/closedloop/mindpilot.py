@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_bool, check_in_range, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_array, check_bool, check_in_range, check_positive_int
 
-from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_pool, _check_rng, _embed
+from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_generated, _check_pool, _check_rng, _embed
 from ._gp import PseudoModel
 
 __all__ = ["MindPilot"]
@@ -150,12 +150,13 @@ class MindPilot(BlackBoxStimulusOptimizer):
         self.max_rounds = max_rounds
         self.requery_parents = requery_parents
         self.rng = rng
+        self._check_params()
 
     # ------------------------------------------------------------------ set-up
-    def _start(self):
+    def _check_params(self):
         _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
         _check_callable(self.generator, "generator", "a callable (embeddings, rng) -> images")
-        pool = _check_pool(self.pool, "pool", min_rows=2)
+        pool = self._pool = _check_pool(self.pool, "pool", min_rows=2)
         self._n_init = check_positive_int(self.n_init, "n_init")
         self._n_fit = check_positive_int(self.n_fit, "n_fit")
         self._n_fusions = check_positive_int(self.n_fusions, "n_fusions", minimum=0)
@@ -177,8 +178,12 @@ class MindPilot(BlackBoxStimulusOptimizer):
         for name in ("step_size", "step_decay", "reward_scale", "temperature", "stop_tol"):
             if not np.isfinite(float(getattr(self, name))):
                 raise InputError(name, "is infinite", "a finite number")
+        PseudoModel(lengthscale=self.lengthscale, noise=self.noise)   # its constructor checks both
         self._rng = as_generator(_check_rng(self.rng))
-        self.pool_ = pool
+
+    def _start(self):
+        self._check_params()
+        pool = self.pool_ = self._pool
         self.pool_z_ = _embed(self.embedder, pool)
         self._pool_u = _unit(self.pool_z_)
         self.seen_ = np.zeros(len(pool), dtype=bool)
@@ -211,7 +216,7 @@ class MindPilot(BlackBoxStimulusOptimizer):
         (1, 2)
         """
         self._ensure_started()
-        E = np.asarray(E, dtype=float)
+        E = check_array(E, "E", ndim=2, shape=(None, self.pool_z_.shape[1]))
         if self._S == 0 or not hasattr(self.gp_, "X_") or len(self.gp_.y_) < max(self._min_gd, 1):
             return E
         for s in range(self._S):
@@ -253,7 +258,8 @@ class MindPilot(BlackBoxStimulusOptimizer):
             for _ in range(self._n_fusions):
                 a, b = self._rng.choice(len(self.fit_z_), size=2, replace=False)
                 children = np.stack(self._crossover(self.fit_z_[a], self.fit_z_[b]))
-                gen = np.asarray(self.generator(self.guide(children), self._rng), dtype=float)
+                gen = _check_generated(self.generator(self.guide(children), self._rng), self.image_shape_,
+                                       len(children))
                 imgs.extend(gen)
                 zs.extend(_embed(self.embedder, gen))
                 pidx.extend([-1, -1])

@@ -8,7 +8,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range
+from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int
+
+from ._checks import check_rng, check_texts, is_real
 
 __all__ = ["MultiTeacherData", "PurifiedData"]
 
@@ -123,6 +125,11 @@ class MultiTeacherData:
             ta = [list(row) for row in ta]
             if any(len(row) != K for row in ta):
                 raise InputError("teacher_answers", "has a row without K entries", f"K={K} answers per question")
+            for i, row in enumerate(ta):
+                for k, x in enumerate(row):
+                    if not isinstance(x, str) and not is_real(x):
+                        raise InputError("teacher_answers", f"[{i}][{k}] is {type(x).__name__}",
+                                         "the answer each rationale states, as a string")
             ta = [[str(x) for x in row] for row in ta]
         c = self.correct
         if c is not None:
@@ -146,6 +153,8 @@ class MultiTeacherData:
                 raise InputError("teachers", "has repeated names", "K distinct teacher names")
         ids = self.ids
         ids = [str(i) for i in range(n)] if ids is None else _check_texts(ids, "ids", n)
+        if len(set(ids)) != n:
+            raise InputError("ids", f"has {n - len(set(ids))} repeated identifier(s)", "one distinct id per question")
         for k_, v in (("questions", q), ("rationales", rows), ("answers", a), ("teacher_answers", ta),
                       ("correct", c), ("domains", dom), ("teachers", list(names)), ("ids", ids)):
             object.__setattr__(self, k_, v)
@@ -350,11 +359,19 @@ class MultiTeacherData:
         if split is not None and (isinstance(split, bool) or not isinstance(split, (int, float, np.floating))
                                   or not 0.0 < float(split) < 1.0):
             raise InputError("split", f"got {split!r}", "a train share in (0, 1), or None for no split")
+        check_rng(rng)
+        if ood_category is not None and not isinstance(ood_category, str) and not (
+                isinstance(ood_category, (list, tuple)) and ood_category
+                and all(isinstance(c, str) for c in ood_category)):
+            raise InputError("ood_category", f"got {ood_category!r}", "None, a category name or a list of them")
         data = cls(records["questions"], records["rationales"], records["answers"],
                    teacher_answers=records.get("teacher_answers"), correct=records["correct"],
                    domains=records.get("domains"), teachers=records.get("teachers"), ids=records.get("ids"))
         if ood_category is not None:
-            return data.split(ood_domain=ood_category)
+            try:
+                return data.split(ood_domain=ood_category)
+            except InputError as exc:
+                raise InputError("ood_category", exc.problem, exc.expected) from None
         if split is None:
             return data
         return data.split(split, rng=rng)
@@ -397,6 +414,32 @@ class PurifiedData:
     domains: Any = None
     teachers: Any = None
 
+    def __post_init__(self):
+        q = check_texts(self.questions, "questions")
+        n = len(q)
+        fields = {"questions": q, "answers": check_texts(self.answers, "answers", n=n),
+                  "rationales": check_texts(self.rationales, "rationales", n=n),
+                  "implied_answers": check_texts(self.implied_answers, "implied_answers", n=n)}
+        c = _check_binary(self.correct, "correct", (n,))
+        t = np.asarray(self.teacher)
+        if t.shape != (n,) or (t.size and not (np.issubdtype(t.dtype, np.integer)
+                                             or (np.issubdtype(t.dtype, np.floating) and np.all(t == np.round(t))))):
+            raise InputError("teacher", f"has shape {t.shape} and dtype {t.dtype}",
+                             f"{n} integer teacher indices (-1 for a synthesised rationale)")
+        t = t.astype(np.int64)
+        if t.size and t.min() < -1:
+            raise InputError("teacher", f"has index {int(t.min())}", "teacher indices >= 0, or -1 (synthesised)")
+        if not isinstance(self.method, str) or not self.method.strip():
+            raise InputError("method", f"got {self.method!r}", "the purifier's name")
+        dom = None if self.domains is None else check_texts(self.domains, "domains", n=n)
+        names = None
+        if self.teachers is not None:
+            names = check_texts(self.teachers, "teachers", min_len=1)
+            if t.size and t.max() >= len(names):
+                raise InputError("teacher", f"has index {int(t.max())}", f"indices of the {len(names)} teachers")
+        for k, v in {**fields, "correct": c, "teacher": t, "domains": dom, "teachers": names}.items():
+            object.__setattr__(self, k, v)
+
     @property
     def n(self) -> int:
         return len(self.questions)
@@ -416,8 +459,19 @@ class PurifiedData:
         return 0.0
 
     def teacher_share(self, K: int | None = None) -> np.ndarray:
-        """How often each teacher was chosen (synthesised targets, -1, are not counted)."""
-        K = int(self.teacher.max()) + 1 if K is None else K
+        """How often each teacher was chosen (synthesised targets, -1, are not counted).
+
+        Examples
+        --------
+        >>> PurifiedData(["q", "r"], ["1", "2"], ["a", "b"], ["1", "2"], [1, 1], [0, 2], "m").teacher_share(3)
+        array([0.5, 0. , 0.5])
+        """
+        need = int(self.teacher.max()) + 1 if self.n else 1
+        if K is None:
+            K = max(need, 1) if self.teachers is None else len(self.teachers)
+        K = check_positive_int(K, "K")
+        if K < need:
+            raise InputError("K", f"is {K} but teacher {need - 1} was chosen", f"K >= {need}")
         t = self.teacher[self.teacher >= 0]
         return np.bincount(t, minlength=K)[:K] / max(self.n, 1)
 

@@ -23,7 +23,10 @@ from math import comb
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int
+import warnings
+
+from iclr26sci.core import (InputError, as_generator, check_array, check_in_range, check_memory,
+                            check_positive_int)
 
 __all__ = ["plackett_luce_mm", "sample_plackett_luce", "plackett_luce_loglik"]
 
@@ -37,20 +40,33 @@ def _membership(K):
 
 def _check_rankings(rankings, K=None):
     """Rankings as ordered partitions: a list (per observation) of tied groups (lists of item indices)."""
+    if K is not None:
+        if isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer)):
+            raise InputError("K", f"got {K!r} of type {type(K).__name__}", f"None or an integer in [2, {_MAX_K}]")
+        K = int(K)
+        if K < 2 or K > _MAX_K:
+            raise InputError("K", f"got {K}", f"an integer in [2, {_MAX_K}]")
     if isinstance(rankings, np.ndarray):
         if rankings.ndim != 2:
             raise InputError("rankings", f"is an array of shape {rankings.shape}", "an (n, K) array of permutations")
         rankings = rankings.tolist()
-    if isinstance(rankings, (str, bytes)) or not hasattr(rankings, "__len__") or len(rankings) == 0:
+    if isinstance(rankings, (str, bytes, dict)) or not hasattr(rankings, "__len__") or len(rankings) == 0:
         raise InputError("rankings", "is empty or not a sequence", "a non-empty list of rankings")
     out = []
     for r in rankings:
+        if isinstance(r, (str, bytes, dict)) or not hasattr(r, "__iter__"):
+            raise InputError("rankings", f"has an entry {r!r} that is not a ranking",
+                             "a list of rankings, each a list of item indices (best first)")
         groups = [[g] if np.isscalar(g) else list(g) for g in r]
         items = [x for g in groups for x in g]
-        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items):
+        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in items):
             raise InputError("rankings", f"has a non-integer item in {r!r}", "integer item indices")
         out.append([[int(x) for x in g] for g in groups if len(g)])
+    if any(not r for r in out):
+        raise InputError("rankings", "has an empty ranking", "each ranking lists every item once")
     Kd = max(max(x for g in r for x in g) for r in out) + 1
+    if K is not None and Kd > K:
+        raise InputError("K", f"is {K} but the rankings name item {Kd - 1}", f"K >= {Kd} (items are 0..K-1)")
     K = Kd if K is None else K
     if K < 2 or K > _MAX_K:
         raise InputError("rankings", f"rank K={K} items", f"2 <= K <= {_MAX_K}")
@@ -60,6 +76,51 @@ def _check_rankings(rankings, K=None):
             raise InputError("rankings", f"{r!r} is not a ranking of all K={K} items exactly once",
                              "each ranking lists every item 0..K-1 once (tied groups allowed)")
     return out, K
+
+
+def _beats(rankings, K, weights=None):
+    """Boolean (K, K): item a is placed above item b (or tied with it) in some ranking of positive weight."""
+    Bt = np.zeros((K, K), dtype=bool)
+    for i, r in enumerate(rankings):
+        if weights is not None and not weights[i] > 0:
+            continue
+        seen = []
+        for g in r:
+            for a in g:
+                for b in g:
+                    if a != b:
+                        Bt[a, b] = True
+            for a in seen:
+                for b in g:
+                    Bt[a, b] = True
+            seen.extend(g)
+    return Bt
+
+
+def mle_obstruction(rankings, K, weights=None):
+    """``None`` when the Plackett-Luce MLE is finite, else a set of items never placed below the others.
+
+    Hunter (2004, Assumption 1; Ford 1957 for paired comparisons): the MLE exists and is unique (up to the
+    gauge) iff for every split of the items into two non-empty sets some item of each set is ranked above
+    some item of the other, i.e. the directed "ranked above" graph is strongly connected.
+    """
+    Bt = _beats(rankings, K, weights)
+    reach = np.eye(K, dtype=bool) | Bt
+    for _ in range(K):                                     # transitive closure (K <= 12)
+        reach = reach | ((reach.astype(int) @ reach.astype(int)) > 0)
+    if reach.all():
+        return None
+    # T = the items that (indirectly) rank above some item k that not every item reaches: no item outside T
+    # is ever ranked above an item of T, so the worths of T against the rest diverge
+    k = int(np.flatnonzero(~reach.all(axis=0))[0])
+    return [int(x) for x in np.flatnonzero(reach[:, k])]
+
+
+def _raise_no_mle(obstruction, K, what="rankings"):
+    raise InputError(what, f"admit no finite maximum-likelihood worths: items {obstruction} are never ranked below "
+                           f"an item outside that set, so the worths of the two sets drift apart without bound",
+                     "rankings in which, for every split of the K items into two groups, each group is ranked above "
+                     "the other somewhere (Hunter 2004, Assumption 1), or alpha > 0 (pseudo-comparisons)")
 
 
 def ranking_stats(rankings, K=None):
@@ -138,6 +199,18 @@ def plackett_luce_mm(rankings, *, K=None, weights=None, alpha: float = 0.0, tol:
     ndarray (K,)
         Centred log-worths :math:`\hat s`.
 
+    Raises
+    ------
+    InputError
+        With ``alpha = 0`` when the MLE is not finite: the directed graph "item a is ranked above item b in a
+        ranking of positive weight" must be strongly connected (Hunter 2004, Assumption 1; Ford 1957);
+        otherwise some set of items is never ranked below the rest and the MM iterates drift with ``max_iter``.
+
+    Warns
+    -----
+    RuntimeWarning
+        When ``max_iter`` steps end before the tolerance is met.
+
     References
     ----------
     Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. Annals of Statistics 32(1).
@@ -148,20 +221,33 @@ def plackett_luce_mm(rankings, *, K=None, weights=None, alpha: float = 0.0, tol:
     >>> s = plackett_luce_mm([[0, 1, 2], [0, 2, 1], [1, 0, 2]], alpha=0.1)
     >>> int(np.argmax(s)), abs(round(float(s.sum()), 12))
     (0, 0.0)
+    >>> plackett_luce_mm([[0, 1, 2], [0, 2, 1]])      # item 0 always first: no finite MLE  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `rankings`: admit no finite maximum-likelihood worths: items [0] ...
     """
-    A, B, K = ranking_stats(rankings, K)
-    n = A.shape[0]
-    if weights is None:
-        w = np.ones(n)
-    else:
-        w = np.asarray(weights, dtype=float)
-        if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise InputError("weights", f"has shape {w.shape} or negative/non-finite values",
-                             f"{n} non-negative finite weights, not all zero")
     alpha = check_in_range(alpha, "alpha", 0.0, None)
     tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
     max_iter = check_positive_int(max_iter, "max_iter")
-    s, _ = _mm((w @ A)[None], (w @ B)[None], K, alpha, tol, max_iter)
+    checked, K = _check_rankings(rankings, K)
+    n = len(checked)
+    if weights is None:
+        w = np.ones(n)
+    else:
+        w = check_array(weights, "weights", ndim=1, nonnegative=True)
+        if w.shape != (n,):
+            raise InputError("weights", f"has shape {w.shape}", f"one weight per ranking ({n})")
+        if w.sum() <= 0:
+            raise InputError("weights", "are all zero", "non-negative weights, not all zero")
+    if alpha == 0:
+        obstruction = mle_obstruction(checked, K, w)
+        if obstruction is not None:
+            _raise_no_mle(obstruction, K)
+    A, B, K = ranking_stats(checked, K)
+    s, it = _mm((w @ A)[None], (w @ B)[None], K, alpha, tol, max_iter)
+    if it >= max_iter:
+        warnings.warn(f"plackett_luce_mm: no convergence to tol={tol:g} in max_iter={max_iter} MM steps; the worths "
+                      "are the last iterate", RuntimeWarning, stacklevel=2)
     return s[0]
 
 
@@ -173,10 +259,16 @@ def plackett_luce_loglik(s, rankings) -> float:
     >>> round(plackett_luce_loglik([0.0, 0.0], [[0, 1]]), 6)
     -0.693147
     """
-    s = np.asarray(s, dtype=float)
-    if s.ndim != 1 or not np.all(np.isfinite(s)):
-        raise InputError("s", "is not a finite vector", "K finite log-worths")
-    A, B, K = ranking_stats(rankings, len(s))
+    s = check_array(s, "s", ndim=1)
+    if len(s) < 2:
+        raise InputError("s", f"has {len(s)} entries", "K >= 2 finite log-worths")
+    if len(s) > _MAX_K:
+        raise InputError("s", f"has {len(s)} entries", f"at most {_MAX_K} items")
+    checked, _ = _check_rankings(rankings)
+    if max(x for r in checked for g in r for x in g) + 1 != len(s):
+        raise InputError("rankings", f"rank {max(x for r in checked for g in r for x in g) + 1} items",
+                         f"rankings of the K={len(s)} items of s")
+    A, B, K = ranking_stats(checked, len(s))
     M = _membership(K)
     lse = np.log(np.maximum(np.exp(s - s.max()) @ M.T, 1e-300)) + s.max()
     B2 = B.sum(axis=0)
@@ -192,9 +284,10 @@ def sample_plackett_luce(s, n: int, rng=None) -> np.ndarray:
     >>> r.shape, float(np.mean(r[:, 0] == 0)) > 0.7
     ((500, 3), True)
     """
-    s = np.asarray(s, dtype=float)
-    if s.ndim != 1 or len(s) < 2 or not np.all(np.isfinite(s)):
-        raise InputError("s", "is not a finite vector of length >= 2", "K >= 2 finite log-worths")
+    s = check_array(s, "s", ndim=1)
+    if len(s) < 2:
+        raise InputError("s", f"has {len(s)} entries", "K >= 2 finite log-worths")
     n = check_positive_int(n, "n")
+    check_memory(16.0 * n * len(s), "n", "the Gumbel draws and the rankings")
     g = as_generator(rng).gumbel(size=(n, len(s)))
     return np.argsort(-(s[None] + g), axis=1)

@@ -27,7 +27,8 @@ from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range
 
 from ._data import MultiTeacherData, PurifiedData
 from ._embed import _check_text_list, normalize_rows, resolve_embedder
-from ._pl import _mm, ranking_stats
+from ._checks import check_rng
+from ._pl import _check_rankings, _mm, _raise_no_mle, mle_obstruction, ranking_stats
 
 __all__ = ["RoutingResult", "AggregationPurifier", "PlackettLuceRouter", "ClassifierRouter", "SimilarityRouter",
            "RLTeacherSelector", "SingleTeacher", "MajorityVote", "RandomTeacher", "OraclePurifier",
@@ -123,6 +124,25 @@ class RoutingResult:
     names: list
     proba: np.ndarray
     scores: np.ndarray
+
+    def __post_init__(self):
+        from iclr26sci.core import check_array
+
+        from ._checks import check_texts
+
+        t = check_array(self.teacher, "teacher", ndim=1, dtype=int)
+        n = len(t)
+        names = check_texts(self.names, "names", n=n, min_len=0)
+        P = check_array(self.proba, "proba", ndim=2)
+        if P.shape[0] != n or P.shape[1] < 1:
+            raise InputError("proba", f"has shape {P.shape}", f"({n}, K): one row per question")
+        if np.any(P < -1e-9) or np.any(np.abs(P.sum(axis=1) - 1.0) > 1e-6 * P.shape[1]):
+            raise InputError("proba", "has rows that are not probability vectors", "rows in [0, 1] summing to 1")
+        S = check_array(self.scores, "scores", ndim=2, shape=(n, P.shape[1]))
+        if n and (t.min() < 0 or t.max() >= P.shape[1]):
+            raise InputError("teacher", f"has indices outside [0, {P.shape[1]})", "indices of the K teachers")
+        for k, v in (("teacher", t), ("names", names), ("proba", P), ("scores", S)):
+            object.__setattr__(self, k, v)
 
     def __len__(self):
         return len(self.teacher)
@@ -263,6 +283,17 @@ class PlackettLuceRouter(_Router):
         self.quality = quality
         self.tol = tol
         self.max_iter = max_iter
+        self._check_params()
+
+    def _check_params(self):
+        check_bool(self.contextual, "contextual")
+        resolve_embedder(self.embedder)
+        check_in_range(self.gamma, "gamma", 1.0, None, low_open=True)
+        check_in_range(self.alpha, "alpha", 0.0, None)
+        if isinstance(self.quality, str):
+            check_option(self.quality, "quality", ("consistency", "none"))
+        check_in_range(self.tol, "tol", 0.0, None, low_open=True)
+        check_positive_int(self.max_iter, "max_iter")
 
     def fit(self, data, rankings=None):
         """Fit on training data (teacher correctness known), or on user-supplied ``rankings`` of its teachers.
@@ -274,16 +305,19 @@ class PlackettLuceRouter(_Router):
         >>> r.worths_.shape
         (4,)
         """
-        check_bool(self.contextual, "contextual")
-        check_in_range(self.gamma, "gamma", 1.0, None, low_open=True)
-        check_in_range(self.alpha, "alpha", 0.0, None)
-        check_in_range(self.tol, "tol", 0.0, None, low_open=True)
-        check_positive_int(self.max_iter, "max_iter")
-        data = self._fit_common(data)
+        self._check_params()
+        data = _check_data(data)
         if rankings is None:
             rankings = correctness_rankings(data, self.quality)
-        elif len(rankings) != data.n:
-            raise InputError("rankings", f"has {len(rankings)} rankings", f"one per training question ({data.n})")
+        elif isinstance(rankings, str) or not hasattr(rankings, "__len__") or len(rankings) != data.n:
+            raise InputError("rankings", f"has {len(rankings) if hasattr(rankings, '__len__') else '?'} rankings",
+                             f"one per training question ({data.n})")
+        rankings, _ = _check_rankings(rankings, data.K)
+        if float(self.alpha) == 0:
+            obstruction = mle_obstruction(rankings, data.K)
+            if obstruction is not None:
+                _raise_no_mle(obstruction, data.K, "alpha")
+        data = self._fit_common(data)
         A, B, _ = ranking_stats(rankings, data.K)
         self.A_, self.B_ = A, B
         self.worths_ = _mm(A.sum(0)[None], B.sum(0)[None], data.K, float(self.alpha), float(self.tol),
@@ -368,6 +402,16 @@ class ClassifierRouter(_Router):
         self.max_iter = max_iter
         self.lr = lr
         self.rng = rng
+        self._check_params()
+
+    def _check_params(self):
+        resolve_embedder(self.embedder)
+        check_positive_int(self.hidden, "hidden")
+        check_option(self.labels, "labels", ("bce", "ce"))
+        check_in_range(self.l2, "l2", 0.0, None)
+        check_positive_int(self.max_iter, "max_iter")
+        check_in_range(self.lr, "lr", 0.0, None, low_open=True)
+        check_rng(self.rng)
 
     def fit(self, data):
         """Fit the MLP (full-batch Adam, ``max_iter`` steps) on the training questions' embeddings and correctness.
@@ -378,6 +422,7 @@ class ClassifierRouter(_Router):
         >>> ClassifierRouter(embedder="hashing").fit(SyntheticRationaleQA(rng=0).generate(90)).K_
         4
         """
+        self._check_params()
         hidden = check_positive_int(self.hidden, "hidden")
         labels = check_option(self.labels, "labels", ("bce", "ce"))
         l2 = check_in_range(self.l2, "l2", 0.0, None)
@@ -464,6 +509,12 @@ class SimilarityRouter(_Router):
         self.variant = variant
         self.m = m
         self.embedder = embedder
+        self._check_params()
+
+    def _check_params(self):
+        check_option(self.variant, "variant", ("question_knn", "rationale_consensus"))
+        check_positive_int(self.m, "m")
+        resolve_embedder(self.embedder)
 
     def fit(self, data):
         """Store the training questions' embeddings and correctness (question_knn) or only K (consensus).
@@ -474,8 +525,7 @@ class SimilarityRouter(_Router):
         >>> SimilarityRouter(embedder="hashing").fit(SyntheticRationaleQA(rng=0).generate(30)).K_
         4
         """
-        check_option(self.variant, "variant", ("question_knn", "rationale_consensus"))
-        check_positive_int(self.m, "m")
+        self._check_params()
         data = self._fit_common(data)
         if self.variant == "question_knn":
             self.E_ = self._embed(list(data.questions))
@@ -573,6 +623,19 @@ class RLTeacherSelector(_Router):
         self.baseline = baseline
         self.reward = reward
         self.rng = rng
+        self._check_params()
+
+    def _check_params(self):
+        resolve_embedder(self.embedder)
+        check_positive_int(self.hidden, "hidden", minimum=0)
+        check_positive_int(self.n_steps, "n_steps")
+        check_in_range(self.lr, "lr", 0.0, None, low_open=True)
+        check_in_range(self.entropy, "entropy", 0.0, None)
+        check_in_range(self.baseline_decay, "baseline_decay", 0.0, 1.0, high_open=True)
+        check_option(self.baseline, "baseline", ("state", "moving_average"))
+        if self.reward is not None and not callable(self.reward):
+            raise InputError("reward", f"got {type(self.reward).__name__}", "None or a callable (question, teacher) -> float")
+        check_rng(self.rng)
 
     def _logits(self, X):
         if self.W1_ is None:
@@ -589,6 +652,7 @@ class RLTeacherSelector(_Router):
         >>> RLTeacherSelector(embedder="hashing", n_steps=50).fit(SyntheticRationaleQA(rng=0).generate(30)).K_
         4
         """
+        self._check_params()
         hidden = check_positive_int(self.hidden, "hidden", minimum=0)
         n_steps = check_positive_int(self.n_steps, "n_steps")
         lr = check_in_range(self.lr, "lr", 0.0, None, low_open=True)
@@ -623,7 +687,14 @@ class RLTeacherSelector(_Router):
             p = np.exp(z - z.max())
             p /= p.sum()
             k = min(int(np.searchsorted(np.cumsum(p), us[t])), K - 1)
-            R = float(data.correct[i, k]) if self.reward is None else float(self.reward(int(i), k))
+            if self.reward is None:
+                R = float(data.correct[i, k])
+            else:
+                out = self.reward(int(i), k)
+                if isinstance(out, (bool, np.bool_, str, bytes)) or not np.isscalar(out) \
+                        or not np.issubdtype(np.asarray(out).dtype, np.number):
+                    raise InputError("reward", f"returned {out!r} of type {type(out).__name__}", "a finite float")
+                R = float(out)
             if not np.isfinite(R):
                 raise InputError("reward", f"returned {R!r}", "a finite float")
             if state_baseline:
@@ -711,6 +782,27 @@ class AggregationPurifier(BaseEstimator):
         self.embedder = embedder
         self.dedup_threshold = dedup_threshold
         self.max_words = max_words
+        self._check_params()
+
+    def _check_params(self):
+        if isinstance(self.weights, str):
+            check_option(self.weights, "weights", ("uniform", "accuracy"))
+        else:
+            self._weight_vector(self.weights)
+        resolve_embedder(self.embedder)
+        check_in_range(self.dedup_threshold, "dedup_threshold", 0.0, 1.0, low_open=True)
+        check_positive_int(self.max_words, "max_words")
+
+    @staticmethod
+    def _weight_vector(w, K=None):
+        from iclr26sci.core import check_array
+
+        w = check_array(w, "weights", ndim=1, nonnegative=True)
+        if K is not None and w.shape != (K,):
+            raise InputError("weights", f"has {len(w)} entries", f"one reliability per teacher ({K})")
+        if not np.any(w > 0):
+            raise InputError("weights", "are all zero, so no answer gets a vote", "non-negative weights, not all zero")
+        return w
 
     def fit(self, data):
         """Fit the reliability weights (only used with ``weights="accuracy"``).
@@ -737,13 +829,11 @@ class AggregationPurifier(BaseEstimator):
             if self.K_ != K:
                 raise InputError("data", f"has K={K} teachers", f"the K={self.K_} the weights were fitted on")
             return self.omega_
-        w = np.asarray(w, dtype=float)
-        if w.shape != (K,) or not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise InputError("weights", f"has shape {w.shape} or negative values", f"{K} non-negative weights")
-        return w
+        return self._weight_vector(w, K)
 
     def purify(self, data) -> PurifiedData:
         """One synthesised rationale per question (teacher = -1 where sentences of several teachers are merged)."""
+        self._check_params()
         data = _check_data(data)
         om = self._omega(data.K)
         thr = check_in_range(self.dedup_threshold, "dedup_threshold", 0.0, 1.0, low_open=True)
@@ -812,6 +902,7 @@ class SingleTeacher(BaseEstimator):
 
     def __init__(self, k=0):
         self.k = k
+        check_positive_int(k, "k", minimum=0)
 
     def fit(self, data):
         """No-op (kept for a uniform interface)."""
@@ -860,6 +951,7 @@ class RandomTeacher(BaseEstimator):
 
     def __init__(self, rng=0):
         self.rng = rng
+        check_rng(rng)
 
     def fit(self, data):
         """No-op (kept for a uniform interface)."""

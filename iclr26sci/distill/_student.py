@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator
 from iclr26sci.core import (InputError, as_generator, check_in_range, check_is_fitted, check_option,
                             check_positive_int, progress, torch_generator)
 
+from ._checks import check_device, check_device_name, check_rng, check_texts
 from ._data import MultiTeacherData, PurifiedData
 
 __all__ = ["Seq2SeqStudent", "distill", "evaluate_student", "DistilledStudent", "StudentEvaluation", "LOSSES"]
@@ -79,6 +80,19 @@ class Seq2SeqStudent(BaseEstimator):
         self.max_len = max_len
         self.device = device
         self.rng = rng
+        self._check_params()
+
+    def _check_params(self):
+        d = check_positive_int(self.d_model, "d_model")
+        h = check_positive_int(self.n_heads, "n_heads")
+        if d % h:
+            raise InputError("n_heads", f"got {h}, which does not divide d_model={d}", "a divisor of d_model")
+        check_positive_int(self.n_layers, "n_layers")
+        check_positive_int(self.ff, "ff")
+        check_in_range(self.dropout, "dropout", 0.0, 1.0, high_open=True)
+        check_positive_int(self.max_len, "max_len", minimum=4)
+        check_device_name(self.device, "device", allow_none=False)
+        check_rng(self.rng)
 
     # ------------------------------------------------------------------ build
     def build_vocab(self, texts) -> "Seq2SeqStudent":
@@ -89,19 +103,18 @@ class Seq2SeqStudent(BaseEstimator):
         >>> Seq2SeqStudent(d_model=16, n_heads=2).build_vocab(["x y"]).vocab_size_
         6
         """
+        self._check_params()
+        texts = check_texts(texts, "texts")
         import torch
 
+        check_device(self.device)
         d = check_positive_int(self.d_model, "d_model")
         h = check_positive_int(self.n_heads, "n_heads")
-        if d % h:
-            raise InputError("n_heads", f"got {h}, which does not divide d_model={d}", "a divisor of d_model")
         nl = check_positive_int(self.n_layers, "n_layers")
         ff = check_positive_int(self.ff, "ff")
         dr = check_in_range(self.dropout, "dropout", 0.0, 1.0, high_open=True)
         ml = check_positive_int(self.max_len, "max_len", minimum=4)
-        if isinstance(texts, str) or not hasattr(texts, "__iter__"):
-            raise InputError("texts", f"got {type(texts).__name__}", "a list of strings")
-        words = sorted({w for t in texts for w in _TOK.findall(str(t))})
+        words = sorted({w for t in texts for w in _TOK.findall(t)})
         self.itos_ = _SPECIAL + [w for w in words if w not in _SPECIAL]
         self.stoi_ = {w: i for i, w in enumerate(self.itos_)}
         self.vocab_size_ = len(self.itos_)
@@ -138,6 +151,12 @@ class Seq2SeqStudent(BaseEstimator):
         import torch
 
         check_is_fitted(self, "net_", method="token_nll")
+        sources = check_texts(sources, "sources")
+        targets = check_texts(targets, "targets")
+        if len(targets) != len(sources):
+            raise InputError("targets", f"has {len(targets)} texts for {len(sources)} sources", "one target per source")
+        if not isinstance(grad, (bool, np.bool_)):
+            raise InputError("grad", f"got {grad!r}", "True or False")
         src, tgt = self._batch(sources, targets)
         ctx = torch.enable_grad() if grad else torch.no_grad()
         with ctx:
@@ -159,6 +178,7 @@ class Seq2SeqStudent(BaseEstimator):
         import torch
 
         check_is_fitted(self, "net_", method="generate")
+        sources = check_texts(sources, "sources")
         mnt = check_positive_int(max_new_tokens, "max_new_tokens")
         self.net_.eval()
         out = []
@@ -254,6 +274,16 @@ class DistilledStudent:
     seconds: float
     n_streams: int
 
+    def __post_init__(self):
+        check_option(self.loss, "loss", LOSSES)
+        object.__setattr__(self, "prefixes", check_texts(self.prefixes, "prefixes"))
+        h = np.asarray(self.history, dtype=float) if not isinstance(self.history, str) else np.array(["x"])
+        if h.ndim != 1 or h.dtype.kind != "f" or not np.all(np.isfinite(h)):
+            raise InputError("history", f"got {self.history!r}", "a list of finite per-epoch losses")
+        object.__setattr__(self, "history", [float(x) for x in h])
+        object.__setattr__(self, "seconds", check_in_range(self.seconds, "seconds", 0.0, None))
+        object.__setattr__(self, "n_streams", check_positive_int(self.n_streams, "n_streams", minimum=2))
+
     def __repr__(self):
         last = self.history[-1] if self.history else float("nan")
         return f"DistilledStudent(loss={self.loss!r}, epochs={len(self.history)}, final loss {last:.4f})"
@@ -293,6 +323,21 @@ class StudentEvaluation:
     n: int
     n_rationales: int
     by_domain: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "accuracy", check_in_range(self.accuracy, "accuracy", 0.0, 1.0))
+        object.__setattr__(self, "n", check_positive_int(self.n, "n"))
+        object.__setattr__(self, "n_rationales", check_positive_int(self.n_rationales, "n_rationales", minimum=0))
+        nll = self.rationale_nll
+        if self.n_rationales == 0:
+            if not (isinstance(nll, float) and np.isnan(nll)):
+                raise InputError("rationale_nll", f"got {nll!r} with no rationale scored", "NaN (undefined)")
+        else:
+            object.__setattr__(self, "rationale_nll", check_in_range(nll, "rationale_nll", 0.0, None))
+        if not isinstance(self.by_domain, dict):
+            raise InputError("by_domain", f"got {type(self.by_domain).__name__}", "a dict domain -> accuracy")
+        for k, v in self.by_domain.items():
+            check_in_range(v, "by_domain", 0.0, 1.0)
 
     def __repr__(self):
         return f"StudentEvaluation(accuracy={self.accuracy:.3f}, rationale_nll={self.rationale_nll:.3f}, n={self.n})"
@@ -430,8 +475,24 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
     gamma = check_in_range(gamma, "gamma", 0.0, None)
-    if np.isscalar(alpha):
+    if np.isscalar(alpha) and not isinstance(alpha, str):
         check_in_range(alpha, "alpha", 0.0, None)
+        alpha_vec = np.array([float(alpha)])
+    elif loss == "purified":
+        raise InputError("alpha", f"got {alpha!r}", "one non-negative number (the purified loss has one rationale "
+                         "task; per-teacher weights belong to loss='naive_multi_teacher')")
+    else:
+        from iclr26sci.core import check_array
+
+        alpha_vec = check_array(alpha, "alpha", ndim=1, nonnegative=True)
+    if gamma == 0 and not np.any(alpha_vec > 0):
+        raise InputError("gamma", "and alpha are all 0, so the loss is identically zero and nothing is learnt",
+                         "gamma > 0 or alpha > 0")
+    if not isinstance(progress_bar, (bool, np.bool_)):
+        raise InputError("progress_bar", f"got {progress_bar!r}", "True or False")
+    check_rng(rng)
+    if device is not None:
+        check_device(device)
     if lr is not None:
         lr = check_in_range(lr, "lr", 0.0, None, low_open=True)
     lora_r = check_positive_int(lora_r, "lora_r")
@@ -491,6 +552,9 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
             b = [ex[j] for j in order[s:s + batch_size]]
             opt.zero_grad()
             L = batch_loss(b)
+            if not bool(torch.isfinite(L)):
+                raise InputError("lr", f"gave a non-finite training loss ({float(L)}) at step {steps}",
+                                 "a smaller learning rate (the training diverged)")
             L.backward()
             opt.step()
             tot += float(L.detach())
@@ -547,8 +611,11 @@ def evaluate_student(student, data, *, grader=None, max_new_tokens=16, max_ratio
             raise InputError("prefix", f"got {type(prefix).__name__}", "None or a string such as 'explain 2: '")
         prefixes = [prefix]
     model = _check_student(student)
+    if isinstance(model, Seq2SeqStudent) and not hasattr(model, "net_"):
+        raise InputError("student", "is an untrained Seq2SeqStudent", "a student returned by distill(...)")
     if not isinstance(data, MultiTeacherData):
         raise InputError("data", f"got {type(data).__name__}", "a MultiTeacherData with gold answers (e.g. data.test)")
+    check_rng(rng)
     if grader is not None and not callable(grader):
         raise InputError("grader", f"got {type(grader).__name__}", "None or a callable (output, gold) -> bool")
     mnt = check_positive_int(max_new_tokens, "max_new_tokens")
@@ -565,7 +632,13 @@ def evaluate_student(student, data, *, grader=None, max_new_tokens=16, max_ratio
             g = model.generate([x + "\n" for x in srcs[s:s + bs]], n=1, max_new_tokens=mnt, temperature=0.0,
                                stop=["\n"], rng=rng)
             outs += list(g.texts)
-    hit = np.array([bool(grade(o, a)) for o, a in zip(outs, data.answers)])
+    hit = []
+    for o, a in zip(outs, data.answers):
+        g = grade(o, a)
+        if not isinstance(g, (bool, np.bool_)) and not (isinstance(g, (int, np.integer)) and g in (0, 1)):
+            raise InputError("grader", f"returned {g!r} of type {type(g).__name__}", "True or False")
+        hit.append(bool(g))
+    hit = np.array(hit, dtype=bool)
     pairs = [(i, k) for i in range(data.n) for k in range(data.K) if data.correct[i, k]]
     if max_rationales is not None and len(pairs) > max_rationales:
         sel = as_generator(rng).choice(len(pairs), max_rationales, replace=False)

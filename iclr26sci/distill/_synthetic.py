@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_array, check_bool, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_array, check_bool, check_memory, check_positive_int
 
 from ._data import MultiTeacherData
 
@@ -97,6 +97,8 @@ class SyntheticRationaleQA:
         >>> SyntheticRationaleQA(rng=0).expected_accuracy(["biomedical"]).tolist()
         [[0.6, 0.9, 0.7, 0.55]]
         """
+        if isinstance(domains, (str, bytes)) or not hasattr(domains, "__iter__"):
+            raise InputError("domains", f"got {domains!r}", f"a list of domain names from {SYNTHETIC_DOMAINS}")
         idx = []
         for d in domains:
             if d not in SYNTHETIC_DOMAINS:
@@ -181,6 +183,7 @@ class SyntheticRationaleQA:
         (True, '(')
         """
         n = check_positive_int(n, "n")
+        check_memory(2000.0 * n * self.K, "n", "the generated questions and rationales (about 2 kB per rationale)")
         ood = check_bool(ood, "ood")
         doms = list(SYNTHETIC_DOMAINS) if domains is None else (
             [domains] if isinstance(domains, str) else list(domains))

@@ -10,8 +10,6 @@ from iclr26sci.core import InputError, NotFittedError
 
 BAD_INPUT_EXEMPT = {
     "closedloop.THINGS_EEG_CHANNELS": "a constant tuple of channel names; it takes no input",
-    "closedloop.BlackBoxStimulusOptimizer": "an abstract base class; its propose/observe are covered through "
-                                            "RandomPool and MindPilot below",
 }
 
 POOL = np.random.default_rng(0).random((30, 4, 4))
@@ -97,9 +95,8 @@ def test_propose_bad_k(k):
 
 @pytest.mark.bad_input("closedloop.MindPilot")
 def test_pool_smaller_than_top_k():
-    opt = MindPilot(_emb(), PCAGenerator(_emb()), POOL, top_k_greedy=31, rng=0)
-    with pytest.raises(InputError, match="top_k_greedy"):
-        opt.propose(5)
+    with pytest.raises(InputError, match="top_k_greedy"):      # refused by the constructor, before any work
+        MindPilot(_emb(), PCAGenerator(_emb()), POOL, top_k_greedy=31, rng=0).propose(5)
 
 
 @pytest.mark.bad_input("closedloop.MindPilot")
@@ -112,9 +109,8 @@ def test_pool_smaller_than_top_k():
     ({"lengthscale": -1.0}, "lengthscale"), ({"noise": 0}, "noise"), ({"rng": -1}, "rng"), ({"rng": "a"}, "rng"),
 ])
 def test_mindpilot_params(kw, arg):
-    opt = MindPilot(_emb(), PCAGenerator(_emb()), POOL, **{"top_k_greedy": 5, **kw})
-    with pytest.raises(InputError, match=arg):
-        opt.propose(3)
+    with pytest.raises(InputError, match=arg):                 # refused by the constructor, before any work
+        MindPilot(_emb(), PCAGenerator(_emb()), POOL, **{"top_k_greedy": 5, **kw}).propose(3)
 
 
 @pytest.mark.bad_input("closedloop.MindPilot", "closedloop.CMAES", "closedloop.GreedyRetrieval")

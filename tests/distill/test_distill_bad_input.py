@@ -10,13 +10,6 @@ from iclr26sci.distill import (AggregationPurifier, ClassifierRouter, HashingEmb
                                SimilarityRouter, SingleTeacher, SyntheticRationaleQA, correctness_rankings, distill,
                                evaluate_student, plackett_luce_loglik, plackett_luce_mm, sample_plackett_luce)
 
-BAD_INPUT_EXEMPT = {
-    "distill.PurifiedData": "result container built by the purifiers (no user input)",
-    "distill.RoutingResult": "result container built by route()",
-    "distill.DistilledStudent": "result container built by distill()",
-    "distill.StudentEvaluation": "result container built by evaluate_student()",
-}
-
 Q = ["q1?", "q2?", "q3?"]
 R = [["a. Thus (a).", "b. Thus (b)."]] * 3
 A = ["(a)", "(a)", "(b)"]
