@@ -121,7 +121,7 @@ CASES = [
     Case("rl.028", "binary_rs_weight", "p NaN", lambda: R.binary_rs_weight(NAN), ("p",)),
     Case("rl.029", "binary_rs_weight", "beta inf", lambda: R.binary_rs_weight(0.5, np.inf), ("beta",)),
     Case("rl.030", "binary_rs_weight", "p a string", lambda: R.binary_rs_weight("x"), ("p",)),
-    Case("rl.031", "binary_rs_weight", "beta overflowing exp", lambda: R.binary_rs_weight(0.5, 1000.0), ("beta",)),
+    Case("rl.031", "binary_rs_weight", "beta overflowing exp", lambda: R.binary_rs_weight(0.0, 1000.0), ("beta",)),
     Case("rl.032", "pass_at_k", "n_correct > n_samples", lambda: R.pass_at_k(5, 4), ("n_correct",)),
     Case("rl.033", "pass_at_k", "negative count", lambda: R.pass_at_k(-1, 4), ("n_correct",)),
     Case("rl.034", "pass_at_k", "fractional count", lambda: R.pass_at_k(1.5, 4), ("n_correct",)),
@@ -160,13 +160,13 @@ CASES = [
     Case("rl.058", "bandit_experiment", "lr 0", lambda: R.bandit_experiment(steps=2, lr=0.0), ("lr",)),
     Case("rl.059", "bandit_experiment", "beta empty", lambda: R.bandit_experiment(steps=2, beta=()), ("beta",)),
     Case("rl.060", "bandit_experiment", "beta NaN", lambda: R.bandit_experiment(steps=2, beta=(NAN,)), ("beta",)),
-    Case("rl.061", "bandit_experiment", "bad rng", lambda: R.bandit_experiment(steps=2, seeds=1, rng="x"), ("rng",)),
-    Case("rl.062", "bandit_experiment", "record_every > steps", lambda: R.bandit_experiment(
-        steps=2, seeds=1, record_every=5), ("record_every",)),
+    Case("rl.061", "bandit_experiment", "bad rng", lambda: R.bandit_experiment(steps=2, seeds=1, rng="x", record_every=1), ("rng",)),
+    Case("rl.062", "bandit_experiment", "record_every 0", lambda: R.bandit_experiment(
+        steps=2, seeds=1, record_every=0), ("record_every",)),
     Case("rl.063", "bandit_experiment", "entropy_coef < 0", lambda: R.bandit_experiment(steps=2, entropy_coef=-1.0),
          ("entropy_coef",)),
     Case("rl.064", "bandit_experiment", "progress 'yes'", lambda: R.bandit_experiment(
-        steps=2, seeds=1, progress="yes"), ("progress",)),
+        steps=2, seeds=1, progress="yes", record_every=1), ("progress",)),
     Case("rl.065", "linear_softmax_toy", "batch_prompts > n_prompts", lambda: R.linear_softmax_toy(
         steps=1, n_prompts=4, batch_prompts=8), ("batch_prompts",)),
     Case("rl.066", "linear_softmax_toy", "methods a string", lambda: R.linear_softmax_toy(methods="rs", steps=1),
@@ -201,7 +201,7 @@ CASES = [
          ("completions",)),
     Case("rl.085", "ArithmeticTask.dataset", "split 'dev'", lambda: task().dataset("dev"), ("split",)),
     Case("rl.086", "grade_answer", "completion not a string", lambda: R.grade_answer(5, 5), ("completion",)),
-    Case("rl.087", "grade_answer", "answer a float", lambda: R.grade_answer("5", 0.1), ("answer",)),
+    Case("rl.087", "grade_answer", "answer NaN", lambda: R.grade_answer("5", NAN), ("answer",)),
     Case("rl.088", "grade_answer", "which option", lambda: R.grade_answer("5", 5, which="middle"), ("which",)),
     Case("rl.089", "grade_answer", "answer None", lambda: R.grade_answer("5", None), ("answer",)),
     Case("rl.090", "RSGRPOTrainer", "advantage option", lambda: R.RSGRPOTrainer(None, advantage="ppo"),
@@ -260,7 +260,8 @@ CASES = [
          ("states",)),
     Case("rl.126", "StateRelevance.clip_relevance", "2-D states", lambda: relevance().clip_relevance(np.zeros((2, 3))),
          ("states",)),
-    Case("rl.127", "StateRelevance.fit", "scores outside [-1, 1]", lambda: rel_fit(scores=S6 * 10), ("scores",)),
+    Case("rl.127", "StateRelevance.fit", "states with 0 state dimensions", lambda: rel_fit(states=np.zeros((6, 4, 0))),
+         ("states",)),
     Case("rl.128", "MVRShaper", "shaping option", lambda: shaper(shaping="x"), ("shaping",)),
     Case("rl.129", "MVRShaper", "capacity 1", lambda: shaper(capacity=1), ("capacity",)),
     Case("rl.130", "MVRShaper", "relevance a dict", lambda: shaper(relevance={}), ("relevance",)),
@@ -269,11 +270,12 @@ CASES = [
     Case("rl.133", "MVRShaper.add_clips", "scores mismatch", lambda: shaper().add_clips(X3, S6[:2]), ("scores",)),
     Case("rl.134", "MVRShaper.add_clips", "NaN states", lambda: shaper().add_clips(X3 * NAN, S6), ("states",)),
     Case("rl.135", "MVRShaper.retrain", "fewer than 2 clips", lambda: shaper().retrain(), ("clips",)),
-    Case("rl.136", "MVRShaper.shaping", "before retrain", lambda: shaper().shaping(np.zeros((2, 3))), ("states",)),
-    Case("rl.137", "MVRShaper.potential", "before retrain", lambda: shaper().potential(np.zeros((2, 3))),
+    Case("rl.136", "MVRShaper.shaping", "pbrs without next_states", lambda: shaper(shaping="pbrs").shaping(
+        np.zeros((2, 3))), ("next_states",)),
+    Case("rl.137", "MVRShaper.potential", "NaN states", lambda: shaper().potential(np.full((2, 3), NAN)),
          ("states",)),
-    Case("rl.138", "MVRShaper.add_clips", "scores outside [-1, 1]", lambda: shaper().add_clips(X3, S6 * 10),
-         ("scores",)),
+    Case("rl.138", "MVRShaper.add_clips", "clips of another length than the buffer", lambda: (
+        lambda sh: (sh.add_clips(X3, S6), sh.add_clips(X3[:, :2], S6)))(shaper()), ("states",)),
     # ----------------------------------------------------------------------- MVR: envs, scorers, agent
     Case("rl.139", "make_multiview_env", "unknown camera", lambda: env(cameras=["side", "nadir"]), ("cameras",)),
     Case("rl.140", "make_multiview_env", "clip_len 1", lambda: env(clip_len=1), ("clip_len",)),
