@@ -128,7 +128,25 @@ def load_champ_teachers(prompt_setting="0-Shot", *, split=0.7, rng=0, ood_catego
     >>> d.train.n, d.test.n, d.K
     (189, 81, 4)
     """
+    from numbers import Real
+
+    import numpy as np
+
+    from iclr26sci.core import seed_sequence
+
+    # the cheap arguments first: a bad split or seed fails before the records are built and cached
+    if ood_category is None and (isinstance(split, bool) or not isinstance(split, Real) or not 0 < split < 1):
+        raise InputError("split", f"got {split!r}", "a training fraction in (0, 1)")
+    if rng is not None and not isinstance(rng, (np.random.Generator, np.random.BitGenerator)):
+        seed_sequence(rng)                      # validates an int / SeedSequence without drawing from it
+    if ood_category is not None and not isinstance(ood_category, (str, list, tuple)):
+        raise InputError("ood_category", f"got {type(ood_category).__name__}", "a category name or a list of them")
     from iclr26sci.distill import MultiTeacherData
 
-    return MultiTeacherData.from_champ(champ_teacher_records(prompt_setting), split=split, rng=rng,
-                                       ood_category=ood_category)
+    try:
+        return MultiTeacherData.from_champ(champ_teacher_records(prompt_setting), split=split, rng=rng,
+                                           ood_category=ood_category)
+    except InputError as exc:                   # distill names its own keyword; name this function's
+        if exc.argument == "ood_domain":
+            raise InputError("ood_category", exc.problem, exc.expected) from None
+        raise
