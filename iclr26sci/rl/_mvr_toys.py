@@ -76,7 +76,10 @@ class OscillatorEnv(gym.Env):
         self._t = 0
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise InputError("seed", f"got {seed!r}", "None or a non-negative integer (gymnasium's reset seed)")
+        super().reset(seed=None if seed is None else int(seed))
         self.state = self.np_random.normal(0.0, 0.02, size=2)
         self._t = 0
         return self.state.astype(np.float32), {}

@@ -384,7 +384,28 @@ CASES = [
     Case("rl.208", "MVR.predict", "NaN obs", lambda: agent().predict(np.full(2, NAN)), ("obs",)),
     Case("rl.209", "MVR.evaluate", "negative rng", lambda: agent().evaluate(1, rng=-3), ("rng",)),
     Case("rl.210", "MVR.relabel", "before learn", lambda: mvr().relabel(), ("MVR.relabel",)),
+    Case("rl.211", "DemoPrototypeScorer.score", "clip with 2 views for a 1-view reference", lambda: _demo().score(
+        np.zeros((2, 4, 16, 16, 3), np.uint8)), ("clip",)),
+    Case("rl.212", "DemoPrototypeScorer.score_embeddings", "NaN clip", lambda: _demo().score_embeddings(
+        np.full((1, 4, 16, 16, 3), NAN)), ("clip",)),
+    Case("rl.213", "MotionDescriptorScorer.from_reference", "2-view clips for a 1-view env", lambda:
+         R.MotionDescriptorScorer.from_reference(renv(), [np.zeros((2, 4, 16, 16, 3), np.uint8)] * 2),
+         ("reference_clips",)),
+    Case("rl.214", "OscillatorEnv.reset", "negative seed", lambda: osc().reset(seed=-1), ("seed",)),
+    Case("rl.215", "OscillatorEnv.reset", "seed a string", lambda: osc().reset(seed="x"), ("seed",)),
+    Case("rl.216", "StateRelevance.fit", "NaN view embeddings", lambda: rel_fit(
+        view_embeddings=np.full((6, 1, 4), NAN)), ("view_embeddings",)),
+    Case("rl.217", "pbrs_shaping", "NaN phi", lambda: R.pbrs_shaping([NAN], [1.0]), ("phi",)),
+    Case("rl.218", "ArithmeticTask", "max_operand 0", lambda: R.ArithmeticTask(max_operand=0), ("max_operand",)),
+    Case("rl.219", "pass_at_k", "n_samples 4.5", lambda: R.pass_at_k(1, 4.5), ("n_samples",)),
+    Case("rl.220", "MultiViewEnv.rollout_clips", "rng and seed both given", lambda: renv().rollout_clips(
+        lambda o: np.zeros(1, np.float32), 5, rng=0, seed=0), ("seed",)),
 ]
+
+
+@functools.lru_cache(None)
+def _demo():
+    return R.DemoPrototypeScorer.from_reference(renv(), ref_clips())
 
 
 def _verl(mask_shape=None, index=None, singleton="zero", nan=False, mask_value=1.0):

@@ -474,4 +474,11 @@ CASES = [
     Case("scene3d.219", "HumanSceneVideo.observations", "bad rng", lambda: video().observations(rng="x"), ("rng",)),
     Case("scene3d.220", "HumanSceneVideo.observations", "hmr_focal NaN", lambda: video().observations(hmr_focal=NAN),
          ("hmr_focal",)),
+    Case("scene3d.221", "Grid", "lo a string", lambda: GF.Grid("abc", (1.0,) * 3, (4, 4, 4)), ("lo",)),
+    Case("scene3d.222", "JOSHInputs", "match dict with unknown keys", lambda: jin(matches=[{"a": 1}]), ("matches[0]",)),
+    Case("scene3d.223", "JOSHInputs", "depth all NaN", lambda: jin(depth=jinputs().depth * NAN), ("depth",)),
+    Case("scene3d.224", "SSDGS.relight", "light of 2 coordinates", lambda: smodel().relight(
+        odata().test.cameras[0], [0.0, 3.0]), ("light",)),
+    Case("scene3d.225", "occupancy_iou", "bool labels", lambda: GF.occupancy_iou(
+        np.array([True, False]), np.array([True, False]), 1), ("pred",)),
 ]
