@@ -46,6 +46,24 @@ class MicroscopyImage:
     source: str
     licence: str
 
+    def __post_init__(self):
+        try:
+            img = np.asarray(self.image, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("image", f"got {type(self.image).__name__}", "a numeric 2-D or 3-D array") from None
+        if img.ndim not in (2, 3) or img.size == 0:
+            raise InputError("image", f"has shape {img.shape}", "a non-empty 2-D (grey) or 3-D (RGB / stack) array")
+        if not np.all(np.isfinite(img)) or img.min() < 0 or img.max() > 1:
+            raise InputError("image", "has NaN, infinite or out-of-range values", "intensities scaled to [0, 1]")
+        if self.mask is not None:
+            m = np.asarray(self.mask)
+            if m.dtype.kind not in "iu" or m.shape != img.shape[:m.ndim] or m.ndim < 2 or (m.size and m.min() < 0):
+                raise InputError("mask", f"has shape {m.shape} and dtype {m.dtype}",
+                                 "non-negative integer instance labels of the image's shape (or None)")
+        for name in ("name", "source", "licence"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(name, f"got {type(getattr(self, name)).__name__}", "a string")
+
     @property
     def n_objects(self) -> int:
         """Number of labelled objects in the mask (0 without a mask)."""

@@ -184,19 +184,30 @@ def _read(path, stimuli_key, responses_key, ids_key):
             for k, nm in ((stimuli_key, "stimuli_key"), (responses_key, "responses_key")):
                 if k not in keys:
                     raise InputError(nm, f"{k!r} is not in {path} (keys: {keys})", "the name of an array in the file")
-            try:
-                ids = f[ids_key] if ids_key in keys else None
-                return np.asarray(f[stimuli_key]), np.asarray(f[responses_key]), ids
-            except ValueError as exc:  # object arrays need pickle, which is never enabled
-                raise InputError("path", f"{path!r} stores object (pickled) arrays ({str(exc)[:60]})",
-                                 "plain numeric arrays (this loader never unpickles)") from None
+            out = []
+            for k, nm in ((stimuli_key, "stimuli"), (responses_key, "responses"), (ids_key, "neuron_ids")):
+                if nm == "neuron_ids" and k not in keys:
+                    out.append(None)
+                    continue
+                try:
+                    out.append(np.asarray(f[k]))
+                except ValueError as exc:  # object arrays need pickle, which is never enabled
+                    raise InputError(nm, f"the array {k!r} of {path!r} is stored as object (pickled) data "
+                                         f"({str(exc)[:60]})", "a plain numeric array (this loader never unpickles)") \
+                        from None
+            return out[0], out[1], out[2]
     if ext in (".h5", ".hdf5", ".hdf"):
         try:
             import h5py
         except ImportError:
             raise InputError("path", "is an HDF5 file but h5py is not installed",
                              "an .npz file, or `pip install h5py`") from None
-        with h5py.File(path, "r") as f:
+        try:
+            f = h5py.File(path, "r")
+        except OSError as exc:
+            raise InputError("path", f"{path!r} is not a readable HDF5 file ({str(exc)[:80]})",
+                             "a file written by h5py / save_recording") from None
+        with f:
             keys = list(f.keys())
             for k, nm in ((stimuli_key, "stimuli_key"), (responses_key, "responses_key")):
                 if k not in f:

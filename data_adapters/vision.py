@@ -148,6 +148,9 @@ def load_fashion_mnist(split: str = "train", n: int | None = None, rng=None, *, 
     split = check_choice(split, "split", ("train", "test"))
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InputError("root", f"got {root!r}", "a folder path (str) or None for the Debian location")
+    if root is not None and not os.path.isdir(root):
+        raise InputError("root", f"{os.fspath(root)!r} is not an existing folder",
+                         "a folder holding the four Fashion-MNIST IDX .gz files, or None for the Debian location")
     root = os.fspath(root) if root is not None else FASHION_MNIST_DIR
     n = _check_n(n, 60_000 if split == "train" else 10_000, f"the Fashion-MNIST {split} split")
     g = None if n is None else as_generator(rng)
@@ -340,6 +343,15 @@ def load_cifar10_cnn(path: str | None = None, *, device=None):
     3
     """
     user_path = path is not None
+    if device is not None:
+        import torch
+
+        try:
+            device = torch.device(device)
+            torch.empty(0, device=device)
+        except (RuntimeError, ValueError, TypeError, AssertionError) as exc:
+            raise InputError("device", f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:60]})",
+                             "an available torch device such as 'cpu', or None") from None
     if path is None:
         path = cifar10_model_path()
     elif not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):

@@ -11,7 +11,7 @@ import numpy as np
 from iclr26sci.core import InputError, check_bool, check_in_range, check_is_fitted, check_option, check_positive_int
 
 from ._mvr_core import MVRShaper, StateRelevance
-from ._mvr_env import MultiViewEnv
+from ._mvr_env import MultiViewEnv, _rng_or_seed, env_seed
 from ._mvr_scorers import VideoTextScorer
 
 SHAPING_OPTIONS = ("mvr", "pbrs", None)
@@ -102,8 +102,13 @@ class MVR:
     backbone_kwargs : dict, optional
         Passed to the backbone (e.g. ``learning_starts``, ``policy_kwargs``, ``train_freq``).
     device : str, default "cpu"
-    rng : int, optional
-        Seed of the agent, the environment and the relevance network.
+        A torch device available here (checked at construction).
+    rng : None, int, SeedSequence or Generator, optional
+        Seeds everything random in :meth:`learn`: the backbone (stable-baselines3's ``seed``: its networks,
+        exploration noise, the action space and the environment resets), the relevance network (also one
+        passed as ``relevance`` whose own ``rng`` is None: a seeded copy is used) and the shaper's reference
+        draws; and :meth:`evaluate`'s episodes when it is given no ``rng`` of its own. The same ``rng`` gives
+        the same numbers (on the same machine, torch build and thread count). None: fresh entropy.
 
     Attributes
     ----------
@@ -124,7 +129,7 @@ class MVR:
     --------
     >>> from iclr26sci.rl.mvr import MVR, MotionDescriptorScorer, OscillatorEnv, StateRelevance, make_multiview_env
     >>> env = make_multiview_env(OscillatorEnv(horizon=20), cameras=["side"], clip_len=2, every=5, size=(8, 8))
-    >>> ref = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 20, seed=0)
+    >>> ref = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 20, rng=0)
     >>> agent = MVR(env, MotionDescriptorScorer.from_reference(env, ref), backbone="sac", shaping="mvr",
     ...             relevance_retrain_every=40, relevance=StateRelevance(hidden=8, min_updates=0, max_epochs=1),
     ...             backbone_kwargs=dict(learning_starts=60, policy_kwargs=dict(net_arch=[8])), rng=0)
@@ -182,9 +187,24 @@ class MVR:
             raise InputError("backbone_kwargs", f"got {type(self.backbone_kwargs).__name__}", "a dict or None")
         if not isinstance(self.device, str):
             raise InputError("device", f"got {type(self.device).__name__}", "a torch device name such as 'cpu'")
-        if self.rng is not None and (not isinstance(self.rng, (int, np.integer)) or isinstance(self.rng, bool)
-                                     or self.rng < 0):
-            raise InputError("rng", f"got {self.rng!r}", "a non-negative integer seed or None")
+        from ._checks import check_device, check_rng
+
+        check_device(self.device)
+        check_rng(self.rng)
+        if self.backbone_kwargs is not None and "gamma" in self.backbone_kwargs:
+            g = self.backbone_kwargs["gamma"]
+            if isinstance(g, bool) or not isinstance(g, (int, float, np.integer, np.floating)) or not 0 < g <= 1:
+                raise InputError("backbone_kwargs", f"has gamma={g!r}", "a discount gamma in (0, 1]")
+
+    def _seeds(self):
+        """(backbone int seed, relevance rng, shaper rng) from ``rng``: an int is used for all three (as before)."""
+        if self.rng is None or isinstance(self.rng, (int, np.integer)):
+            r = None if self.rng is None else int(self.rng)
+            return r, r, r
+        from iclr26sci.core import seed_sequence
+
+        kids = seed_sequence(self.rng).spawn(3)
+        return int(kids[0].generate_state(1)[0] >> 1), kids[1], kids[2]
 
     def _score(self, clips):
         """Per-view scores (N, V) and embeddings (N, V, D), with the scorer's output checked."""
@@ -210,7 +230,10 @@ class MVR:
     def _probe(self):
         """Render one short clip and score it: bad cameras, scorers and rewards fail before training."""
         env = self.env
-        obs, _ = env.reset(seed=None if self.rng is None else int(self.rng))
+        seed = self._seed_int
+        obs, _ = env.reset(seed=seed)
+        if seed is not None:
+            env.action_space.seed(seed)
         frames = []
         for _ in range(env.clip_len):
             frames.append(env.render_views())
@@ -234,21 +257,29 @@ class MVR:
 
         self._validate()
         total = check_positive_int(total_timesteps, "total_timesteps")
+        if progress is not None and not isinstance(progress, (bool, np.bool_)):
+            raise InputError("progress", f"got {progress!r}", "True, False or None")
+        self._seed_int, rel_rng, shaper_rng = self._seeds()
         self._probe()
-        rel = self.relevance if self.relevance is not None else StateRelevance(hidden=256, device=self.device,
-                                                                              rng=self.rng)
+        if self.relevance is None:
+            rel = StateRelevance(hidden=256, device=self.device, rng=rel_rng)
+        elif self.relevance.rng is None and rel_rng is not None:
+            # the user's network settings, seeded by the agent's rng (the user's object is left untouched)
+            rel = StateRelevance(**{**self.relevance.get_params(), "rng": rel_rng})
+        else:
+            rel = self.relevance
         kind = self.shaping or "mvr"
         kw = dict(self.backbone_kwargs or {})
         gamma = float(kw.get("gamma", 0.99))
         self.shaper_ = MVRShaper(shaping=kind, w_s=self.w_s, tau=self.tau, n_top=self.n_top, gamma=gamma,
-                                 faithful_quirks=self.faithful_quirks, relevance=rel, rng=self.rng)
+                                 faithful_quirks=self.faithful_quirks, relevance=rel, rng=shaper_rng)
         shaper = self.shaper_ if self.shaping is not None else None
         recorder = self.env
         shaped = _ShapingWrapper(recorder, shaper)
         vec = DummyVecEnv([lambda: shaped])
         cls = _backbone_class(self.backbone)
         kw.setdefault("verbose", 0)
-        self.model_ = cls("MlpPolicy", vec, seed=self.rng, device=self.device, **kw)
+        self.model_ = cls("MlpPolicy", vec, seed=self._seed_int, device=self.device, **kw)
         hist = {k: [] for k in ("timesteps", "mean_abs_F", "mean_abs_r", "relevance_val_accuracy", "n_clips",
                                 "episode_timesteps", "episode_task_return")}
         secs = {"render": 0.0, "score": 0.0, "retrain": 0.0, "relabel": 0.0}
@@ -280,7 +311,7 @@ class MVR:
                     hist["timesteps"].append(n)
                     hist["mean_abs_F"].append(float(np.mean(self.absF)) if self.absF else 0.0)
                     hist["mean_abs_r"].append(float(np.mean(self.absr)) if self.absr else 0.0)
-                    h = agent.shaper_.relevance.history_
+                    h = getattr(agent.shaper_.relevance, "history_", {})   # none while every score tied
                     hist["relevance_val_accuracy"].append(h["val_accuracy"][-1] if h.get("val_accuracy")
                                                           else float("nan"))
                     hist["n_clips"].append(agent.shaper_.n_clips)
@@ -335,21 +366,53 @@ class MVR:
     def predict(self, obs, deterministic=True):
         """The trained policy's action for ``obs``."""
         check_is_fitted(self, "model_", method="predict")
+        check_bool(deterministic, "deterministic")
+        space = self.model_.observation_space
+        try:
+            o = np.asarray(obs, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("obs", f"got {type(obs).__name__}", f"an observation of shape {space.shape}") from None
+        if o.shape != space.shape and o.shape[1:] != space.shape:
+            raise InputError("obs", f"has shape {o.shape}", f"{space.shape} (or (n, *{space.shape}) for a batch)")
+        if not np.all(np.isfinite(o)):
+            raise InputError("obs", "has NaN or infinite entries", "a finite observation")
         return self.model_.predict(obs, deterministic=deterministic)[0]
 
-    def evaluate(self, n_episodes=10, seed=None, deterministic=True):
+    def evaluate(self, n_episodes=10, rng=None, deterministic=True, *, seed=None):
         """Mean task return over ``n_episodes`` episodes on a fresh copy of the environment (no shaping).
+
+        Parameters
+        ----------
+        n_episodes : int, default 10
+        rng : None, int, SeedSequence or Generator
+            Seeds the episodes' resets (an int ``s`` seeds episode ``i`` with ``s + i``); None uses the agent's
+            ``rng`` (so an agent built with a seed evaluates reproducibly; fresh entropy when that is None too).
+        deterministic : bool, default True
+            The policy's mean action (True) or a sample.
+        seed : int, optional
+            Deprecated alias of ``rng``.
 
         Returns a dict with ``mean``, ``se`` (standard error), ``returns`` and ``lengths``.
         """
         check_is_fitted(self, "model_", method="evaluate")
+        rng = _rng_or_seed(rng, seed, "evaluate")
         n = check_positive_int(n_episodes, "n_episodes")
+        check_bool(deterministic, "deterministic")
+        if rng is None:
+            rng = self.rng
+        if rng is None:
+            seeds = [None] * n
+        elif isinstance(rng, (int, np.integer)):
+            seeds = [int(rng) + i for i in range(n)]
+        else:
+            first = env_seed(rng)
+            seeds = [first + i for i in range(n)]
         base = self.env.env
         spec = getattr(base, "spec", None)
         env = gym.make(spec) if spec is not None else copy.deepcopy(base)
         rets, lens = [], []
         for i in range(n):
-            obs, _ = env.reset(seed=None if seed is None else int(seed) + i)
+            obs, _ = env.reset(seed=seeds[i])
             done, R, k = False, 0.0, 0
             while not done:
                 obs, r, term, trunc, _ = env.step(self.model_.predict(obs, deterministic=deterministic)[0])

@@ -69,6 +69,8 @@ def mvr_shaping(delta, w_s=0.1, tau=0.1, clip=5.0):
     """
     w_s, tau, clip = _check_shaping_params(w_s, tau, clip)
     d = check_array(delta, "delta", ndim=None)
+    if d.size == 0:
+        raise InputError("delta", "is empty", "at least one relevance difference")
     return np.clip(w_s * _logsigmoid(d / tau), -clip, clip)
 
 
@@ -200,6 +202,8 @@ def view_averaged_score(view_scores):
     s = check_array(view_scores, "view_scores", ndim=(1, 2))
     if s.shape[-1] < 1:
         raise InputError("view_scores", "has no views", "at least one view score per clip")
+    if s.size == 0:
+        raise InputError("view_scores", "has no clips", "at least one clip's view scores")
     if np.any(np.abs(s) > 1 + 1e-6):
         raise InputError("view_scores", f"has values up to {np.abs(s).max():.3g}",
                          "cosine scores in [-1, 1]")
@@ -209,8 +213,8 @@ def view_averaged_score(view_scores):
 
 def _check_clip_data(states, scores, view_embeddings):
     X = check_array(states, "states", ndim=3, dtype=np.float32 if False else float)
-    if X.shape[0] < 2 or X.shape[1] < 1:
-        raise InputError("states", f"has shape {X.shape}", "(n_clips >= 2, clip_length >= 1, state_dim)")
+    if X.shape[0] < 2 or X.shape[1] < 1 or X.shape[2] < 1:
+        raise InputError("states", f"has shape {X.shape}", "(n_clips >= 2, clip_length >= 1, state_dim >= 1)")
     S = check_array(scores, "scores", ndim=1)
     if S.shape[0] != X.shape[0]:
         raise InputError("scores", f"has {S.shape[0]} entries for {X.shape[0]} clips", "one score per clip")
@@ -220,6 +224,9 @@ def _check_clip_data(states, scores, view_embeddings):
         if E.shape[0] != X.shape[0]:
             raise InputError("view_embeddings", f"has {E.shape[0]} clips, states has {X.shape[0]}",
                              "an array of shape (n_clips, n_views, embed_dim)")
+    if np.ptp(S) == 0:
+        raise InputError("scores", f"are all equal ({S[0]:g}): no clip is preferred to another",
+                         "clips with different scores (the Bradley-Terry loss learns their ordering)")
     return X, S, E
 
 
@@ -333,14 +340,23 @@ class StateRelevance:
             check_positive_int(self.states_per_clip, "states_per_clip")
         if not isinstance(self.device, str):
             raise InputError("device", f"got {type(self.device).__name__}", "a torch device name such as 'cpu'")
+        from ._checks import check_device, check_rng
+
+        check_device(self.device)
+        check_rng(self.rng)
 
     def _build(self, d):
         import torch
 
-        from iclr26sci.core import torch_generator
+        seed = int(self._np_rng.integers(2 ** 62))
+        # the initialisation draws from torch's global generator: seed it inside fork_rng, so that building the net
+        # neither depends on nor changes the caller's torch random state (an RL backbone sampling from it)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return self._make_net(d)
 
-        gen = torch_generator(self._np_rng.integers(2 ** 62))
-        torch.manual_seed(int(torch.randint(0, 2 ** 62, (1,), generator=gen)))
+    def _make_net(self, d):
+        import torch
 
         class _Net(torch.nn.Module):
             def __init__(self, d, h):
@@ -576,6 +592,13 @@ class MVRShaper:
             raise InputError("clips", f"the relevance buffer holds {self.n_clips} clip(s)",
                              "at least 2 clips (call add_clips first)")
         X, S, E = self.buffer()
+        if np.ptp(S) == 0:
+            import warnings
+
+            warnings.warn(f"MVRShaper.retrain: all {len(S)} clips in the buffer have the same score {S[0]:g}; "
+                          "there is no ordering to learn, the relevance network is left as it was", RuntimeWarning,
+                          stacklevel=2)
+            return self
         first = self._ref_states is None
         if not (self.faithful_quirks and first):
             self.relevance.fit(X, S, E, warm_start=hasattr(self.relevance, "net_"))

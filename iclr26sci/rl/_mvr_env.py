@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 
-from iclr26sci.core import InputError, check_positive_int
+from iclr26sci.core import InputError, check_bool, check_positive_int
 
 #: named free cameras for MuJoCo tasks: name -> (azimuth, elevation) in degrees. The paper's four views are
 #: the azimuths 90, 180, 270 and 0 ("side", "front", "other_side", "back"); its single-view baseline 125.
@@ -177,6 +177,33 @@ def make_multiview_env(env, cameras=("side", "front", "back"), clip_len=8, every
                         clip_stride=clip_stride, distance=distance, fast_render=fast_render, track_body=track_body)
 
 
+def _rng_or_seed(rng, seed, where):
+    """``rng``, or the deprecated ``seed=`` keyword (with a DeprecationWarning); both given is an error."""
+    if seed is not None:
+        import warnings
+
+        if rng is not None:
+            raise InputError("seed", "was given together with rng", "rng only (seed= is its deprecated alias)")
+        warnings.warn(f"{where}(seed=...) is deprecated; pass rng=... (the same int gives the same run)",
+                      DeprecationWarning, stacklevel=3)
+        rng = seed
+    from ._checks import check_rng
+
+    return check_rng(rng)
+
+
+def env_seed(rng):
+    """A gymnasium ``reset(seed=)`` value from a validated rng: None stays None, an int is used as it is, a
+    SeedSequence or Generator gives a 31-bit integer drawn from it."""
+    if rng is None:
+        return None
+    if isinstance(rng, (int, np.integer)):
+        return int(rng)
+    from iclr26sci.core import seed_sequence
+
+    return int(seed_sequence(rng).generate_state(1)[0] >> 1)
+
+
 def _check_size(size):
     if (not isinstance(size, (tuple, list)) or len(size) != 2
             or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 4 <= s <= 1024 for s in size)):
@@ -189,7 +216,7 @@ class MultiViewEnv(gym.Wrapper):
 
     Attributes: ``n_views``, ``cameras``, ``clip_len``, ``every``, ``clip_steps`` (L), ``size``,
     ``render_seconds`` (wall time spent rendering), ``n_renders``. Methods: ``pop_clips()``,
-    ``render_views()`` (the V current frames), ``rollout_clips(policy, n_steps, seed)``.
+    ``render_views()`` (the V current frames), ``rollout_clips(policy, n_steps, rng)``.
 
     Examples
     --------
@@ -219,6 +246,7 @@ class MultiViewEnv(gym.Wrapper):
         self.clip_stride = stride
         if distance is not None and not (isinstance(distance, (int, float)) and distance > 0):
             raise InputError("distance", f"got {distance!r}", "a positive camera distance or None")
+        fast_render = check_bool(fast_render, "fast_render")
         u = env.unwrapped
         if hasattr(u, "render_view"):
             self._views = _CustomViews(u, cameras, self.size)
@@ -256,6 +284,17 @@ class MultiViewEnv(gym.Wrapper):
         return obs, info
 
     def step(self, action):
+        space = self.env.action_space
+        if isinstance(space, gym.spaces.Box):
+            try:
+                a = np.asarray(action, dtype=float)
+            except (TypeError, ValueError):
+                raise InputError("action", f"got {type(action).__name__}", f"a numeric action of shape {space.shape}") \
+                    from None
+            if a.size != int(np.prod(space.shape)) or not np.all(np.isfinite(a)):
+                raise InputError("action", f"has shape {a.shape}" + ("" if a.size != int(np.prod(space.shape))
+                                                                     else " and NaN or inf entries"),
+                                 f"a finite action of shape {space.shape}")
         if self._recording and self._t % self.every == 0:
             self._frames.append(self.render_views())
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -292,17 +331,32 @@ class MultiViewEnv(gym.Wrapper):
         out, self._clips = self._clips, []
         return out
 
-    def rollout_clips(self, policy, n_steps, seed=None):
+    def rollout_clips(self, policy, n_steps, rng=None, *, seed=None):
         """Run ``policy(obs) -> action`` for ``n_steps`` steps with recording on; return the clips cut.
 
         Used to record reference clips (a scripted gait, an expert) for :class:`DemoPrototypeScorer`.
+
+        Parameters
+        ----------
+        policy : callable
+            ``obs -> action``.
+        n_steps : int
+            Environment steps (>= 1); episodes that end are reset and continued.
+        rng : None, int, SeedSequence or Generator
+            Seeds the first ``reset`` (an int is passed as the environment seed; a SeedSequence or Generator gives
+            one drawn from it); the later resets continue the environment's own seeded stream, so the clips are
+            a function of ``rng`` and the policy. ``None``: the environment's current randomness.
+        seed : int, optional
+            Deprecated alias of ``rng``.
         """
+        rng = _rng_or_seed(rng, seed, "rollout_clips")
         n_steps = check_positive_int(n_steps, "n_steps")
         if not callable(policy):
             raise InputError("policy", f"got {type(policy).__name__}", "a callable obs -> action")
+        first = env_seed(rng)
         keep, self.record_every, self._episode = self.record_every, 1, -1
         try:
-            obs, _ = self.reset(seed=seed)
+            obs, _ = self.reset(seed=first)
             for _ in range(n_steps):
                 obs, _, term, trunc, _ = self.step(policy(obs))
                 if term or trunc:

@@ -71,6 +71,11 @@ class VideoTextScorer:
 
     def score_many(self, clips, prompt=None):
         """Scores (N, V) and embeddings (N, V, D) of a list of clips."""
+        if isinstance(clips, (str, bytes)) or not hasattr(clips, "__iter__"):
+            raise InputError("clips", f"got {type(clips).__name__}", "a list of (V, F, H, W, 3) clips")
+        clips = list(clips)
+        if not clips:
+            raise InputError("clips", "is empty", "at least one clip")
         out = [self.score(c, prompt) for c in clips]
         return np.stack([o[0] for o in out]), np.stack([o[1] for o in out])
 
@@ -151,8 +156,10 @@ class DemoPrototypeScorer(VideoTextScorer):
         self.temporal = temporal
         self.seed = check_positive_int(seed, "seed", minimum=0)
         self._proj = _Projection(self.n_features, self.seed)
-        self.prototypes = None if prototypes is None else _normalise(check_array(prototypes, "prototypes",
-                                                                                 ndim=(1, 2)))
+        P = None if prototypes is None else check_array(prototypes, "prototypes", ndim=(1, 2))
+        if P is not None and (P.size == 0 or np.any(np.linalg.norm(P, axis=-1) == 0)):
+            raise InputError("prototypes", "is empty or has a zero vector", "non-zero prototype embeddings")
+        self.prototypes = None if P is None else _normalise(P)
         if self.prototypes is not None and self.prototypes.shape[-1] != self.n_features:
             raise InputError("prototypes", f"has dimension {self.prototypes.shape[-1]}",
                              f"n_features={self.n_features}")
@@ -287,12 +294,21 @@ class MotionDescriptorScorer(VideoTextScorer):
         self.scale = None if scale is None else check_array(scale, "scale", ndim=1)
         if self.scale is not None and np.any(self.scale <= 0):
             raise InputError("scale", "has entries <= 0", "positive per-feature scales")
+        if self.scale is not None and self.target is not None and self.scale.shape[0] != self.target.shape[-1]:
+            raise InputError("scale", f"has {self.scale.shape[0]} entries for {self.target.shape[-1]}-dim targets",
+                             "one scale per descriptor feature")
 
     def __repr__(self):
         return f"MotionDescriptorScorer(band={self.band}, target={'set' if self.target is not None else 'none'})"
 
     def describe(self, frames):
         """The descriptor of one view's frames (F, H, W, 3)."""
+        a = np.asarray(frames)
+        if a.ndim != 4 or a.shape[-1] != 3 or a.shape[0] < 2:
+            raise InputError("frames", f"has shape {a.shape}", "one view's frames (F >= 2, H, W, 3)")
+        if a.dtype != np.uint8:
+            a = check_array(a, "frames", ndim=4)
+        frames = a
         if self.descriptor is not None:
             return np.asarray(self.descriptor(frames), dtype=float).ravel()
         return _descriptor_pixels(frames, self.band)

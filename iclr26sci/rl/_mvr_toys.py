@@ -72,17 +72,28 @@ class OscillatorEnv(gym.Env):
         self.omega = 2 * math.pi / self.period
         self.observation_space = gym.spaces.Box(-10.0, 10.0, shape=(2,), dtype=np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
-        self.state = np.zeros(2)
+        self.state = None
         self._t = 0
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise InputError("seed", f"got {seed!r}", "None or a non-negative integer (gymnasium's reset seed)")
+        super().reset(seed=None if seed is None else int(seed))
         self.state = self.np_random.normal(0.0, 0.02, size=2)
         self._t = 0
         return self.state.astype(np.float32), {}
 
     def step(self, action):
-        u = float(np.clip(np.asarray(action, dtype=float).reshape(-1)[0], -1.0, 1.0))
+        if self.state is None:
+            raise InputError("state", "is not set: step() was called before reset()", "reset() first")
+        try:
+            a = np.asarray(action, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError("action", f"got {action!r}", "one finite number in [-1, 1]") from None
+        if a.shape != (1,) or not np.isfinite(a[0]):
+            raise InputError("action", f"got {action!r}", "one finite number (clipped to [-1, 1])")
+        u = float(np.clip(a[0], -1.0, 1.0))
         x, v = self.state
         v = v + self.dt * (-self.omega ** 2 * x - self.damping * v + self.gain * u)
         x = float(np.clip(x + self.dt * v, -10, 10))
@@ -96,15 +107,19 @@ class OscillatorEnv(gym.Env):
 
     def amplitude(self, state):
         r"""Energy amplitude :math:`\sqrt{x^2 + v^2/\omega^2}` of a state (x, v), or of states (..., 2)."""
-        s = np.asarray(state, dtype=float)
+        s = check_array(state, "state", ndim=None)
+        if s.ndim < 1 or s.shape[-1] != 2:
+            raise InputError("state", f"has shape {s.shape}", "(..., 2): position and velocity")
         return np.sqrt(s[..., 0] ** 2 + s[..., 1] ** 2 / self.omega ** 2)
 
     def render_view(self, camera, height, width):
         """The frame (height, width, 3) uint8 of the current state from ``camera`` ("side" or "top")."""
         if camera not in self.camera_names:
             raise InputError("camera", f"got {camera!r}", f"one of {list(self.camera_names)}")
+        height, width = check_positive_int(height, "height"), check_positive_int(width, "width")
         img = np.zeros((height, width, 3), dtype=np.uint8)
-        pos = (float(self.state[0]) + self.x_range) / (2 * self.x_range)
+        x = 0.0 if self.state is None else float(self.state[0])      # before reset: the rest position
+        pos = (x + self.x_range) / (2 * self.x_range)
         r = max(1, min(height, width) // 8)
         if camera == "side":
             c = int(np.clip(round(pos * (width - 1)), 0, width - 1))
@@ -181,6 +196,12 @@ def gridworld_optimal_policy(reward, gamma=0.99, size=5, terminals=(), shaping=N
     shaping : array-like, shape (size*size, size*size), optional
         Additive shaping term of each transition.
 
+    tol : float, default 1e-9
+        Stop when the largest value change of a sweep is below ``tol`` (> 0).
+    max_iter : int, default 100000
+        Most value-iteration sweeps (>= 1); not converging within them is an :class:`InputError` (the greedy
+        sets of an unconverged value function are arbitrary: with ``max_iter=0`` every action would tie).
+
     Returns
     -------
     (ndarray of bool, ndarray)
@@ -198,6 +219,10 @@ def gridworld_optimal_policy(reward, gamma=0.99, size=5, terminals=(), shaping=N
     N = n * n
     r = check_array(reward, "reward", shape=(N,))
     gamma = check_in_range(gamma, "gamma", 0.0, 1.0, low_open=True, high_open=True)
+    tol = check_in_range(tol, "tol", 0.0, None, low_open=True)
+    max_iter = check_positive_int(max_iter, "max_iter")
+    if isinstance(terminals, (str, bytes)) or not hasattr(terminals, "__iter__"):
+        raise InputError("terminals", f"got {terminals!r}", f"a sequence of cell indices in [0, {N})")
     term = np.zeros(N, bool)
     for t in terminals:
         if not isinstance(t, (int, np.integer)) or not 0 <= t < N:
@@ -217,10 +242,14 @@ def gridworld_optimal_policy(reward, gamma=0.99, size=5, terminals=(), shaping=N
         Q = R + gamma * cont * V[nxt]
         Vn = Q.max(1)
         Vn[term] = 0.0
-        if np.max(np.abs(Vn - V)) < tol:
-            V = Vn
-            break
+        delta = float(np.max(np.abs(Vn - V)))
         V = Vn
+        if delta < tol:
+            break
+    else:
+        raise InputError("max_iter", f"value iteration did not converge in {max_iter} sweeps (last change "
+                         f"{delta:.3g} >= tol={tol:g}); the greedy action sets would be arbitrary",
+                         "more iterations (about log(tol) / log(gamma) sweeps) or a larger tol")
     Q = R + gamma * cont * V[nxt]
     best = Q >= Q.max(1, keepdims=True) - 1e-7
     best[term] = True

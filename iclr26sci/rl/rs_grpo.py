@@ -156,6 +156,16 @@ def _check_k(k, g: _Grouped, method: str) -> int:
 
 
 # -------------------------------------------------------------------------------------------- advantages
+def _check_beta_range(g: _Grouped, beta):
+    """beta times the spread of a group's rewards must be finite (else e^{beta r} overflows to inf/inf)."""
+    R = g.R if g.valid is None else g.R[g.valid]
+    span = float(R.max() - R.min()) if R.size else 0.0
+    with np.errstate(over="ignore"):
+        if not np.isfinite(beta * span) or not np.isfinite(beta * np.abs(R).max()):
+            raise InputError("beta", f"got {beta:g}, which overflows beta * reward (reward spread {span:g})",
+                             "|beta| * |reward| finite (about < 1e307)")
+
+
 def _rs_kernel(R, valid, beta):
     n = R.shape[1] if valid is None else valid.sum(1)
     if beta == 0.0:
@@ -266,6 +276,7 @@ def rs_advantage(rewards, group_ids=None, *, beta: float = 2.0):
     beta = _check_beta(beta)
     R, template = _as_rewards(rewards)
     g = _group(R, group_ids)
+    _check_beta_range(g, beta)
     return _finish(g, _rs_kernel(g.R, g.valid, beta), template)
 
 
@@ -498,7 +509,19 @@ def group_advantage(rewards, group_ids=None, *, method: str = "rs", **params):
     array([ 0.5, -0.5])
     """
     method = check_option(method, "method", list(ADVANTAGES))
+    _check_params(ADVANTAGES[method], params, f"{method}_advantage")
     return ADVANTAGES[method](rewards, group_ids, **params)
+
+
+def _check_params(fn, params, label, name=None):
+    """Refuse keyword parameters ``fn`` does not take, naming the first unknown one (or ``name``)."""
+    import inspect
+
+    ok = {p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY}
+    bad = sorted(set(params) - ok)
+    if bad:
+        raise InputError(name or bad[0], f"{bad[0]!r} is not a parameter of {label}",
+                         f"keywords among {sorted(ok)}" if ok else f"no keyword parameters for {label}")
 
 
 def binary_rs_weight(p, beta: float = 2.0):
@@ -527,13 +550,23 @@ def binary_rs_weight(p, beta: float = 2.0):
     0.762
     """
     beta = _check_beta(beta)
-    p_arr = np.asarray(p, dtype=np.float64)
+    try:
+        p_arr = np.asarray(p, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("p", f"got {p!r}", "group accuracies in [0, 1]") from None
     if not np.all(np.isfinite(p_arr)) or np.any((p_arr < 0) | (p_arr > 1)):
         raise InputError("p", "has entries outside [0, 1]", "group accuracies in [0, 1]")
     if beta == 0:
         w = np.ones_like(p_arr)
     else:
-        w = np.expm1(beta) / (beta * (1 + p_arr * np.expm1(beta)))
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            if beta > 0:   # divide by e^beta: no overflow for large beta
+                w = -np.expm1(-beta) / (beta * (p_arr + (1 - p_arr) * np.exp(-beta)))
+            else:
+                w = np.expm1(beta) / (beta * (1 + p_arr * np.expm1(beta)))
+        if not np.all(np.isfinite(w)):
+            raise InputError("beta", f"got {beta:g}: the weight overflows at p = {float(p_arr.min()):g}",
+                             "a smaller |beta| (the weight at p = 0 is (e^beta - 1) / beta)")
     return float(w) if w.ndim == 0 else w
 
 
@@ -601,6 +634,8 @@ def pass_at_k(n_correct, n_samples, k=1, *, per_problem: bool = False):
     per_problem = check_bool(per_problem, "per_problem")
     c = _as_counts(n_correct, "n_correct")
     n = _as_counts(n_samples, "n_samples")
+    if c.size == 0 or n.size == 0:
+        raise InputError("n_correct" if c.size == 0 else "n_samples", "is empty", "at least one problem")
     try:
         c, n = np.broadcast_arrays(np.atleast_1d(c), np.atleast_1d(n))
     except ValueError:
@@ -689,6 +724,10 @@ def verl_rs_advantage(token_level_rewards, response_mask, index, beta: float = 2
     if not isinstance(response_mask, torch.Tensor) or tuple(response_mask.shape) != tuple(token_level_rewards.shape):
         raise InputError("response_mask", "is not a tensor of the shape of token_level_rewards",
                          f"a tensor of shape {tuple(token_level_rewards.shape)}")
+    if not bool(torch.isfinite(token_level_rewards).all()):
+        raise InputError("token_level_rewards", "has NaN or infinite entries", "finite token rewards")
+    if not bool(((response_mask == 0) | (response_mask == 1)).all()):
+        raise InputError("response_mask", "has values other than 0 and 1", "a 0/1 (or bool) mask of response tokens")
     scores = token_level_rewards.sum(dim=-1)
     idx = np.asarray(index)
     if idx.ndim != 1 or idx.shape[0] != scores.shape[0]:
@@ -901,6 +940,11 @@ class BanditResult:
                 "mean_abs_advantage": self.mean_abs_advantage.tolist(), "wall_s": self.wall_s}
 
 
+def _check_progress(progress):
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InputError("progress", f"got {progress!r}", "True, False or None (a bar only on a terminal)")
+
+
 def _check_betas(beta):
     if isinstance(beta, (Real, np.floating, np.integer)) and not isinstance(beta, (bool, np.bool_)):
         betas = [beta]
@@ -996,6 +1040,7 @@ def bandit_experiment(n_arms: int = 100, beta=(0, 2, 4, 8, 16, 32, 64), steps: i
     lr = check_in_range(lr, "lr", 0.0, low_open=True)
     ent = check_in_range(entropy_coef, "entropy_coef", 0.0)
     rec = check_positive_int(record_every, "record_every")
+    _check_progress(progress)
     t0 = time.perf_counter()
     mu = bandit_rewards(n)
     B = betas.size
@@ -1087,6 +1132,8 @@ class ToyResult:
 
     def mean(self, label: str) -> np.ndarray:
         """Seed-averaged pass@k of one method (in the order of ``ks``)."""
+        if label not in self.pass_at:
+            raise InputError("label", f"got {label!r}", f"one of {list(self.pass_at)}")
         return self.pass_at[label].mean(0)
 
     def __repr__(self) -> str:
@@ -1145,6 +1192,10 @@ def _parse_methods(methods):
         if not (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], dict)):
             raise InputError("methods", f"entry {lab!r} is {spec!r}", "(method name, params dict)")
         m = check_option(spec[0], "methods", ["rs", "grpo", "dr_grpo", "pkpo", "passk_training", "grpo_entropy"])
+        fn = ADVANTAGES["grpo" if m == "grpo_entropy" else m]
+        extra = {"lr_scale", "entropy_coef"}
+        _check_params(fn, {k: v for k, v in spec[1].items() if k not in extra}, f"method {m!r} (entry {lab!r})",
+                      name="methods")
         out[str(lab)] = (m, dict(spec[1]))
     return out
 
@@ -1211,7 +1262,10 @@ def linear_softmax_toy(methods=None, *, steps: int = 1000, seeds: int = 3, rng=0
         raise InputError("batch_prompts", f"got {Bp} > n_prompts={P}", "at most n_prompts")
     G = check_positive_int(group_size, "group_size", minimum=2)
     lr = check_in_range(lr, "lr", 0.0, low_open=True)
+    if isinstance(ks, (str, bytes)):
+        raise InputError("ks", f"got {ks!r}", "a sequence of positive integers")
     ks = tuple(check_positive_int(int(k) if isinstance(k, np.integer) else k, "ks") for k in np.atleast_1d(ks).tolist())
+    _check_progress(progress)
     for lab, (m, prm) in meths.items():
         if m in ("pkpo", "passk_training") and prm.get("k", 4) >= G:
             raise InputError("methods", f"{lab!r} has k={prm.get('k', 4)} >= group_size={G}", "k < group_size")

@@ -204,6 +204,9 @@ class ArithmeticTask:
 
         Completions may be strings or conversational ``[{"role": "assistant", "content": ...}]`` lists.
         """
+        for name, v in (("completions", completions), ("answer", answer)):
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+                raise InputError(name, f"got {type(v).__name__}", "a list with one entry per completion")
         if len(completions) != len(answer):
             raise InputError("answer", f"has {len(answer)} entries for {len(completions)} completions",
                              "one answer per completion")

@@ -172,6 +172,10 @@ class FusionScene:
     # ------------------------------------------------------------------ labels
     def occupancy(self, grid: Grid) -> np.ndarray:
         """Semantic occupancy labels (nx, ny, nz) int64 on ``grid`` (0 = free, c = ``classes[c - 1]``)."""
+        if not isinstance(grid, Grid):
+            from iclr26sci.core import InputError
+
+            raise InputError("grid", f"got {type(grid).__name__}", "an iclr26sci.scene3d.Grid")
         lab = np.zeros(grid.shape, np.int64)
         prio = np.full(grid.shape, -1)
         cell = grid.cell
@@ -197,7 +201,17 @@ class FusionScene:
 
     def boxes(self, classes=None) -> np.ndarray:
         """3-D boxes (n, 8): label, x, y, z, l, w, h, yaw of the objects of ``classes`` (default: all but road)."""
-        classes = [c for c in self.classes if c != "road"] if classes is None else list(classes)
+        if classes is None:
+            classes = [c for c in self.classes if c != "road"]
+        else:
+            from iclr26sci.core import InputError
+
+            if isinstance(classes, str) or not hasattr(classes, "__iter__"):
+                raise InputError("classes", f"got {classes!r}", f"a sequence of class names from {self.classes}")
+            classes = list(classes)
+            bad = [c for c in classes if c not in self.classes]
+            if bad:
+                raise InputError("classes", f"has {bad}, not classes of this scene", f"names from {self.classes}")
         rows = [(self.classes.index(o.cls) + 1, *o.box()) for o in self.objects if o.cls in classes]
         return np.array(rows, float).reshape(-1, 8)
 
@@ -206,6 +220,14 @@ class FusionScene:
 
         The LiDAR's azimuth pattern is invariant under the rotation when its azimuth count is divisible by 4.
         """
+        from numbers import Integral
+
+        from iclr26sci.core import InputError
+
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (Integral, np.integer)):
+            raise InputError("k", f"got {k!r}", "an integer number of quarter turns")
+        if backend not in ("auto", "open3d", "numpy"):
+            raise InputError("backend", f"got {backend!r}", "'auto', 'open3d' or 'numpy'")
         m = self.meta
         objs = [o.rotated90(k) for o in self.objects]
         return render_scene(objs, self.classes, n_cameras=len(self.depths), width=self.depths.shape[2],

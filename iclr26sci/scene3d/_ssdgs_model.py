@@ -149,11 +149,10 @@ class SSDGS(BaseEstimator):
         _real(self.shadow_offset, "shadow_offset", 0.0, expected="a depth offset >= 0 (scene units)")
         if self.progress is not None and not isinstance(self.progress, bool):
             raise InputError("progress", f"got {self.progress!r}", "True, False or None")
-        try:
-            dev = torch.device(self.device)
-        except (RuntimeError, TypeError):
-            raise InputError("device", f"got {self.device!r}", "a torch device such as 'cpu' or 'cuda'") from None
-        return dev
+        from ._checks import check_device, check_rng
+
+        check_rng(self.rng)
+        return check_device(self.device)
 
     # ------------------------------------------------------------------ components and schedule
     def _components(self):

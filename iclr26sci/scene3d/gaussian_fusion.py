@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator
 
 from iclr26sci.core import InputError, check_is_fitted, progress
 
+from ._checks import check_device, check_intrinsics, check_labels, check_rng
 from ._gf_data import KNOWN_CLASSES, VOLUME_HI, VOLUME_LO, FusionData, FusionScene, render_scene, sample_objects
 from ._gf_ops import Grid as _Grid
 from ._gf_ops import lift_pixels
@@ -65,7 +66,7 @@ def _pos_int(v, name, lo=1):
 
 
 def _pos_real(v, name):
-    if isinstance(v, bool) or not isinstance(v, Real) or not (0 < float(v) < np.inf):
+    if isinstance(v, bool) or not isinstance(v, Real) or not (0 < float(v) < np.inf):  # NaN fails the comparison
         raise InputError(name, f"got {v!r}", "a finite number > 0")
     return float(v)
 
@@ -82,7 +83,10 @@ def _classes(classes, name="classes"):
 
 
 def _check_rigid(T, name):
-    T = np.asarray(T, float)
+    try:
+        T = np.asarray(T, float)
+    except (TypeError, ValueError):
+        raise InputError(name, f"got {type(T).__name__}", "a finite 4x4 rigid transform") from None
     if T.shape != (4, 4) or not np.all(np.isfinite(T)):
         raise InputError(name, f"has shape {T.shape} or non-finite entries", "a finite 4x4 rigid transform")
     R = T[:3, :3]
@@ -112,12 +116,25 @@ def _check_scene(scene, name="scene", classes=None):
         raise InputError(f"{name}.images", f"are {W}x{H}", "images of at least 4x4 pixels")
     if not np.all(np.isfinite(imgs)):
         raise InputError(f"{name}.images", "contain NaN or inf", "finite pixel values")
-    if np.asarray(scene.depths).shape != (n, H, W):
-        raise InputError(f"{name}.depths", f"has shape {np.asarray(scene.depths).shape}", f"({n}, {H}, {W}) like images")
-    K = np.asarray(scene.intrinsics, float)
-    if K.shape != (n, 3, 3) or not np.all(np.isfinite(K)) or np.any(K[:, 0, 0] <= 0) or np.any(K[:, 1, 1] <= 0):
-        raise InputError(f"{name}.intrinsics", f"has shape {K.shape} or non-positive focal lengths",
-                         f"({n}, 3, 3) pinhole matrices with fx, fy > 0")
+    if imgs.min() < 0 or imgs.max() > 1:
+        raise InputError(f"{name}.images", f"have values in [{imgs.min():g}, {imgs.max():g}]",
+                         "pixel values in [0, 1] (divide 8-bit images by 255)")
+    D = np.asarray(scene.depths)
+    if D.shape != (n, H, W):
+        raise InputError(f"{name}.depths", f"has shape {D.shape}", f"({n}, {H}, {W}) like images")
+    if D.dtype.kind not in "iuf" or not np.all(np.isfinite(D)) or np.any(D < 0):
+        raise InputError(f"{name}.depths", "has NaN, infinite or negative depths",
+                         "finite z-depths >= 0 (0 where the ray meets nothing)")
+    cl = tuple(scene.classes) if isinstance(scene.classes, (tuple, list)) else None
+    if cl is None:
+        raise InputError(f"{name}.classes", f"got {type(scene.classes).__name__}", "a tuple of class names")
+    PC = np.asarray(scene.pixel_classes)
+    if PC.shape != (n, H, W):
+        raise InputError(f"{name}.pixel_classes", f"has shape {PC.shape}", f"({n}, {H}, {W}) like images")
+    check_labels(PC, f"{name}.pixel_classes", len(cl))
+    K = check_intrinsics(scene.intrinsics, f"{name}.intrinsics")
+    if K.shape != (n, 3, 3):
+        raise InputError(f"{name}.intrinsics", f"has shape {K.shape}", f"({n}, 3, 3) pinhole matrices with fx, fy > 0")
     T = np.asarray(scene.cam_to_ego, float)
     if T.shape != (n, 4, 4):
         raise InputError(f"{name}.cam_to_ego", f"has shape {T.shape}", f"({n}, 4, 4), one extrinsic per camera")
@@ -139,7 +156,13 @@ def _check_scene(scene, name="scene", classes=None):
     if P.ndim != 2 or P.shape[1] != 3 or not np.all(np.isfinite(P)):
         raise InputError(f"{name}.lidar_points", f"has shape {P.shape} or non-finite values",
                          "an (n, 3) finite array (n = 0 is allowed: a camera-only frame)")
-    cl = tuple(scene.classes)
+    LC = np.asarray(scene.lidar_classes)
+    if LC.shape != (len(P),):
+        raise InputError(f"{name}.lidar_classes", f"has shape {LC.shape} for {len(P)} LiDAR points",
+                         "one label per LiDAR return")
+    check_labels(LC, f"{name}.lidar_classes", len(cl), allow_empty=True)
+    if not isinstance(scene.objects, (list, tuple)):
+        raise InputError(f"{name}.objects", f"got {type(scene.objects).__name__}", "a list of scene objects")
     bad = [c for c in cl if c not in KNOWN_CLASSES]
     if bad:
         raise InputError(f"{name}.classes", f"has unknown classes {bad}", f"names from {KNOWN_CLASSES}")
@@ -215,7 +238,12 @@ def _gaussian_args(means, scales, rots, feats):
     def t(x, name, last):
         if isinstance(x, torch.Tensor):
             a = x
+            if a.is_complex() or not (a.is_floating_point() or a.dtype in (torch.int32, torch.int64)):
+                raise InputError(name, f"has dtype {a.dtype}", "real numbers")
+            a = a if a.is_floating_point() else a.double()
         else:
+            if np.iscomplexobj(x):
+                raise InputError(name, "has complex entries", "real numbers")
             try:
                 a = torch.as_tensor(np.asarray(x, dtype=np.float64))
             except (TypeError, ValueError):
@@ -228,6 +256,10 @@ def _gaussian_args(means, scales, rots, feats):
 
     m, s, r, f = t(means, "means", 3), t(scales, "scales", 3), t(rots, "rots", 4), t(feats, "feats", None)
     n = len(m)
+    if n == 0:
+        raise InputError("means", "has no Gaussians", "at least one Gaussian")
+    if f.shape[1] == 0:
+        raise InputError("feats", "has 0 channels", "at least one feature channel per Gaussian")
     for name, a in (("scales", s), ("rots", r), ("feats", f)):
         if len(a) != n:
             raise InputError(name, f"has {len(a)} rows, means {n}", "one row per Gaussian")
@@ -384,7 +416,7 @@ def driving_scene(n_scenes=200, cameras=4, lidar_beams=32, classes=("car", "pole
         raise InputError("test_fraction", f"got {test_fraction!r}", "a fraction in (0, 1)")
     if backend not in ("auto", "open3d", "numpy"):
         raise InputError("backend", f"got {backend!r}", "'auto', 'open3d' or 'numpy'")
-    gen = np.random.default_rng(rng)
+    gen = np.random.default_rng(check_rng(rng))
     scenes = []
     for _ in progress(range(n_scenes), desc="ray-casting scenes"):
         objs = sample_objects(gen, classes)
@@ -424,14 +456,17 @@ def forward_project(intrinsics, cam_to_ego, uv, depths):
     """
     import torch
 
-    K = np.asarray(intrinsics, float)
-    if K.shape != (3, 3) or not np.all(np.isfinite(K)) or K[0, 0] <= 0 or K[1, 1] <= 0:
-        raise InputError("intrinsics", f"has shape {K.shape} or bad focal lengths", "a 3x3 K with fx, fy > 0")
+    K = check_intrinsics(intrinsics, "intrinsics")
+    if K.shape != (3, 3):
+        raise InputError("intrinsics", f"has shape {K.shape}", "a 3x3 K with fx, fy > 0")
     T = _check_rigid(cam_to_ego, "cam_to_ego")
-    uv = np.asarray(uv, float)
+    try:
+        uv = np.asarray(uv, float)
+        d = np.asarray(depths, float).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError("uv", "or depths could not be read as numbers", "numeric arrays") from None
     if uv.ndim != 2 or uv.shape[1] != 2 or not np.all(np.isfinite(uv)):
         raise InputError("uv", f"has shape {uv.shape}", "an (n, 2) finite array of pixel coordinates")
-    d = np.asarray(depths, float).reshape(-1)
     if d.size == 0 or not np.all(np.isfinite(d)) or np.any(d <= 0):
         raise InputError("depths", f"got {d.tolist()[:4]}", "a non-empty list of finite depths > 0")
     out = lift_pixels(torch.as_tensor(K), torch.as_tensor(T), torch.as_tensor(uv), torch.as_tensor(d))
@@ -442,6 +477,21 @@ def forward_project(intrinsics, cam_to_ego, uv, depths):
 def occupancy_iou(pred, target, n_classes):
     """Per-class IoU (classes 1..n_classes; NaN for a class absent from both) and the occupied-vs-free IoU.
 
+    Parameters
+    ----------
+    pred, target : array-like of int, same shape
+        Labels in [0, n_classes] (0 = free); a label outside that range, a float label or an empty array is an
+        :class:`InputError`.
+    n_classes : int
+        Number of semantic classes (>= 1).
+
+    Returns
+    -------
+    per : ndarray (n_classes,)
+        IoU of each class (NaN when a class is in neither array: undefined, not 0).
+    geo : float
+        Occupied-vs-free IoU (NaN when both arrays are all free).
+
     Examples
     --------
     >>> import numpy as np
@@ -449,10 +499,11 @@ def occupancy_iou(pred, target, n_classes):
     >>> per.tolist(), geo
     ([0.5, 0.5], 1.0)
     """
-    pred, target = np.asarray(pred), np.asarray(target)
+    n_classes = _pos_int(n_classes, "n_classes")
+    pred = check_labels(pred, "pred", n_classes)
+    target = check_labels(target, "target", n_classes)
     if pred.shape != target.shape:
         raise InputError("pred", f"has shape {pred.shape}, target {target.shape}", "the same shape as target")
-    n_classes = _pos_int(n_classes, "n_classes")
     per = np.full(n_classes, np.nan)
     for c in range(1, n_classes + 1):
         inter, union = np.sum((pred == c) & (target == c)), np.sum((pred == c) | (target == c))
@@ -487,10 +538,50 @@ def center_distance_ap(preds, gts, label, threshold):
     >>> gt = [np.array([[1, 0.0, 0, 0, 1, 1, 1, 0]])]
     >>> center_distance_ap([np.array([[1, 0.3, 0, 0, 1, 1, 1, 0, 0.9]])], gt, 1, 0.5)
     1.0
+
+    Raises
+    ------
+    InputError
+        Besides malformed boxes (wrong column count, NaN / inf, a non-integer or non-positive label): when no
+        ground-truth box has class ``label``, where AP is undefined (0/0 recall).
     """
     threshold = _pos_real(threshold, "threshold")
+    if isinstance(label, (bool, np.bool_)) or not isinstance(label, (Integral, np.integer)) or int(label) < 1:
+        raise InputError("label", f"got {label!r}", "an integer class label >= 1 (0 is free space)")
+    preds, gts = _check_boxes(preds, "preds", 9), _check_boxes(gts, "gts", 8)
     if len(preds) != len(gts):
         raise InputError("preds", f"has {len(preds)} scenes, gts {len(gts)}", "one entry per scene in both")
+    if not any(np.any(g[:, 0] == label) for g in gts):
+        raise InputError("label", f"{label} has no ground-truth box in gts (AP is undefined: recall is 0/0)",
+                         "a class label present in the ground truth")
+    return _ap(preds, gts, int(label), threshold)
+
+
+def _check_boxes(boxes, name, cols):
+    """Per-scene (n_i, cols) finite box arrays with integer labels >= 1 in column 0."""
+    if isinstance(boxes, (str, bytes)) or not isinstance(boxes, (list, tuple)):
+        raise InputError(name, f"got {type(boxes).__name__}", f"a list with one (n, {cols}) array per scene")
+    out = []
+    for i, b in enumerate(boxes):
+        try:
+            a = np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(name, f"entry {i} is not numeric", f"(n, {cols}) arrays of numbers") from None
+        if a.size == 0:
+            a = a.reshape(0, cols)
+        if a.ndim != 2 or a.shape[1] != cols:
+            raise InputError(name, f"entry {i} has shape {a.shape}", f"(n, {cols}) rows: label, x, y, z, l, w, h, yaw"
+                             + (", score" if cols == 9 else ""))
+        if not np.all(np.isfinite(a)):
+            raise InputError(name, f"entry {i} contains NaN or inf", "finite boxes" + (" and scores" if cols == 9 else ""))
+        if np.any(a[:, 0] != np.round(a[:, 0])) or np.any(a[:, 0] < 1):
+            raise InputError(name, f"entry {i} has a non-integer or non-positive label", "integer class labels >= 1")
+        out.append(a)
+    return out
+
+
+def _ap(preds, gts, label, threshold):
+    """AP of validated boxes; NaN when the class has no ground truth (used by evaluate over all classes)."""
     scored, n_gt = [], 0
     for s, (p, g) in enumerate(zip(preds, gts)):
         p, g = np.asarray(p, float).reshape(-1, 9), np.asarray(g, float).reshape(-1, 8)
@@ -620,7 +711,7 @@ def _evaluate(model, scenes, eval_bev=None):
     vals = [v for v in ciou.values() if np.isfinite(v)]
     cap = {}
     for lab in model.det_labels_:
-        aps = [center_distance_ap(preds, gts, lab, t) for t in (0.5, 1.0, 2.0, 4.0)]
+        aps = [_ap(preds, [g.reshape(-1, 8) for g in gts], lab, t) for t in (0.5, 1.0, 2.0, 4.0)]
         cap[model.classes_[lab - 1]] = float(np.nanmean(aps)) if np.any(np.isfinite(aps)) else float("nan")
     apv = [v for v in cap.values() if np.isfinite(v)]
     return FusionEvaluation(miou=float(np.mean(vals)) if vals else float("nan"), iou=float(gi / gu) if gu else float("nan"),
@@ -652,12 +743,8 @@ class _FusionBase(BaseEstimator):
             raise InputError("depth_supervision", f"got {self.depth_supervision!r}", "True or False")
         if self.classes is not None:
             _classes(self.classes, "classes")
-        import torch
-
-        try:
-            torch.device(self.device)
-        except (RuntimeError, TypeError):
-            raise InputError("device", f"got {self.device!r}", "a torch device such as 'cpu' or 'cuda'") from None
+        check_device(self.device)
+        check_rng(self.rng)
         return mods
 
     def _cfg(self, mods, classes):

@@ -278,9 +278,13 @@ class JOSHInputs:
             frames("keypoints", kp)
             if kc.shape != kp.shape[:2]:
                 raise InputError("keypoint_conf", f"has shape {kc.shape}", f"shape {kp.shape[:2]}")
+            if np.any((kc < 0) | (kc > 1)):
+                raise InputError("keypoint_conf", f"has values in [{kc.min():g}, {kc.max():g}]", "confidences in [0, 1]")
             bad = ~np.isfinite(kp).all(-1)
             kc = np.where(bad, 0.0, kc)               # NaN keypoints are masked
             self.keypoints, self.keypoint_conf = np.where(bad[..., None], 0.0, kp), kc
+        elif self.keypoint_conf is not None:
+            raise InputError("keypoint_conf", "was given without keypoints", "keypoints as well, or no keypoint_conf")
         fi = np.arange(K) if self.frame_index is None else _arr(self.frame_index, "frame_index", 1)
         if len(fi) != K or np.any(np.diff(fi) <= 0):
             raise InputError("frame_index", f"got {fi.tolist()[:8]}", f"{K} strictly increasing frame numbers")
@@ -425,7 +429,9 @@ class HumanSceneVideo:
             raise InputError("outlier_rate", f"got {outlier_rate!r}", "a fraction in [0, 1)")
         K, H, W = self._depth.shape
         hmr_focal = math.hypot(W, H) if hmr_focal is None else _pos_real(hmr_focal, "hmr_focal")
-        d = _observations(self, noise, as_generator(rng), n_matches, window, float(outlier_rate), hmr_focal)
+        from ._checks import check_rng
+
+        d = _observations(self, noise, as_generator(check_rng(rng)), n_matches, window, float(outlier_rate), hmr_focal)
         return JOSHInputs(**{k: v for k, v in d.items() if k != "image_size"})
 
 
@@ -489,7 +495,9 @@ def human_scene_video(motion="walk", scene="room", frames=60, camera="handheld",
     width, height = _pos_int(width, "width", 8), _pos_int(height, "height", 8)
     focal = _pos_real(focal, "focal")
     fps = _pos_real(fps, "fps")
-    rng = as_generator(rng)
+    from ._checks import check_rng
+
+    rng = as_generator(check_rng(rng))
     if scene_scale is None:
         scene_scale = float(np.exp(rng.uniform(np.log(0.3), np.log(3.0))))
     scene_scale = _pos_real(scene_scale, "scene_scale")
@@ -508,11 +516,20 @@ def _pts(x, name, last=3):
     return a
 
 
-def _kabsch(src, dst, with_scale):
+def _kabsch(src, dst, with_scale, names=("pred", "gt")):
     import torch
 
     from iclr26sci.geom import umeyama
 
+    pts = np.asarray(src, float).reshape(-1, 3)
+    if len(pts) < 3:
+        raise InputError(names[0], f"gives {len(pts)} point(s) for the alignment",
+                         "at least 3 points (a rotation is undefined from fewer)")
+    for nm, a in zip(names, (pts, np.asarray(dst, float).reshape(-1, 3))):
+        c = a - a.mean(0)
+        if np.linalg.matrix_rank(c, tol=1e-9 * max(1.0, float(np.abs(a).max()))) < 2:
+            raise InputError(nm, "has its alignment points all equal or on one line (the rotation is undefined)",
+                             "points that span a plane at least")
     T = umeyama(torch.as_tensor(src, dtype=torch.float64), torch.as_tensor(dst, dtype=torch.float64),
                 with_scale=with_scale)
     return lambda x: T.apply(torch.as_tensor(x, dtype=torch.float64)).numpy()
@@ -548,7 +565,7 @@ def w_mpjpe(pred, gt, *, n_align=2):
         raise InputError("gt", f"has shape {g.shape} but pred has {p.shape}", "two (T, J, 3) arrays of equal shape")
     if isinstance(n_align, bool) or not isinstance(n_align, Integral) or not 1 <= n_align <= p.shape[0]:
         raise InputError("n_align", f"got {n_align!r}", f"an integer in [1, {p.shape[0]}]")
-    f = _kabsch(p[:n_align].reshape(-1, 3), g[:n_align].reshape(-1, 3), False)
+    f = _kabsch(p[:n_align].reshape(-1, 3), g[:n_align].reshape(-1, 3), False, ("pred", "gt"))
     return float(1000 * np.linalg.norm(f(p.reshape(-1, 3)) - g.reshape(-1, 3), axis=-1).mean())
 
 
@@ -594,7 +611,8 @@ def foot_sliding(points, contact):
     Returns
     -------
     float
-        Millimetres (NaN when no vertex is in contact at two consecutive frames).
+        Millimetres. Undefined (an :class:`InputError` naming ``contact``) when no vertex is in contact at two
+        consecutive frames.
 
     Examples
     --------
@@ -604,9 +622,19 @@ def foot_sliding(points, contact):
     5.0
     """
     x = _pts(points, "points")
+    if x.ndim != 3:
+        raise InputError("points", f"has shape {x.shape}", "(T, V, 3): frames, contact vertices, xyz")
     c = np.asarray(contact)
-    if x.ndim != 3 or c.shape != x.shape[:2] or c.dtype != bool:
+    if c.shape != x.shape[:2] or c.dtype != bool:
         raise InputError("contact", f"has shape {c.shape} and dtype {c.dtype}", f"a bool array of shape {x.shape[:2]}")
+    if not (c[1:] & c[:-1]).any():
+        raise InputError("contact", "has no vertex in contact at two consecutive frames (foot sliding is undefined)",
+                         "contact labels with at least one vertex in contact in two consecutive frames")
+    return _foot_sliding(x, c)
+
+
+def _foot_sliding(x, c):
+    """Foot sliding of validated arrays; NaN when no vertex is in contact at two consecutive frames."""
     both = c[1:] & c[:-1]
     if not both.any():
         return float("nan")
@@ -634,10 +662,13 @@ def ate(pred_centres, gt_centres):
     0.0
     """
     p, g = _pts(pred_centres, "pred_centres"), _pts(gt_centres, "gt_centres")
-    if p.shape != g.shape or p.ndim != 2 or len(p) < 2:
+    if p.shape != g.shape or p.ndim != 2:
         raise InputError("gt_centres", f"has shape {g.shape} but pred_centres has {p.shape}",
-                         "two (T, 3) arrays of equal shape, T >= 2")
-    f = _kabsch(p, g, True)
+                         "two (T, 3) arrays of equal shape")
+    if len(p) < 3:
+        raise InputError("pred_centres", f"has {len(p)} camera centres",
+                         "T >= 3 (a similarity aligns any 2 points exactly: the error would always be 0)")
+    f = _kabsch(p, g, True, ("pred_centres", "gt_centres"))
     return float(1000 * np.sqrt((np.linalg.norm(f(p) - g, axis=-1) ** 2).mean()))
 
 
@@ -845,8 +876,10 @@ class JOSH(BaseEstimator):
             raise InputError("max_matches", f"got {self.max_matches!r}", "an integer >= 8, or None")
         if self.dtype not in ("float64", "float32"):
             raise InputError("dtype", f"got {self.dtype!r}", "'float64' or 'float32'")
-        if not isinstance(self.device, str):
-            raise InputError("device", f"got {self.device!r}", "a torch device string such as 'cpu' or 'cuda'")
+        from ._checks import check_device, check_rng
+
+        check_device(self.device)
+        check_rng(self.rng)
         return cfg
 
     # ---------------------------------------------------------------- fit
@@ -992,8 +1025,9 @@ class JOSH(BaseEstimator):
                              "the truth of the video the inputs came from")
         J = result.world_humans["joints"]
         out = {"w_mpjpe_mm": w_mpjpe(J, gt.joints), "wa_mpjpe_mm": wa_mpjpe(J, gt.joints),
-               "foot_sliding_mm": foot_sliding(result.world_humans["contact_points"], gt.contact),
-               "ate_mm": ate(result.cameras[:, :3, 3], gt.cam2w[:, :3, 3]) if len(J) >= 3 else float("nan"),
+               "foot_sliding_mm": _foot_sliding(np.asarray(result.world_humans["contact_points"], float),
+                                                  np.asarray(gt.contact, bool)),
+               "ate_mm": _ate_or_nan(result.cameras[:, :3, 3], gt.cam2w[:, :3, 3]),
                "focal_error": abs(result.focal / gt.focal - 1.0),
                "scale_error": abs(float(np.exp(np.mean(np.log(result.scale * gt.depth_scale)))) - 1.0)}
         if len(J) >= 4:
@@ -1002,6 +1036,14 @@ class JOSH(BaseEstimator):
         else:
             out["jitter"] = float("nan")
         return out
+
+
+def _ate_or_nan(pred, gt):
+    """ATE inside evaluate: NaN (undefined) for fewer than 3 or collinear camera centres (a static camera)."""
+    try:
+        return ate(pred, gt)
+    except InputError:
+        return float("nan")
 
 
 _FOCAL_CACHE: list = []

@@ -135,7 +135,11 @@ def schlick_fresnel(cos_theta, f0=0.04):
     from ._ssdgs_shading import schlick
 
     f0 = _real(f0, "f0", 0.0, 1.0, expected="a reflectance in [0, 1]")
-    return schlick(_tensor(cos_theta, "cos_theta"), f0)
+    c = _tensor(cos_theta, "cos_theta")
+    if c.numel() and (float(c.min()) < -1e-6 or float(c.max()) > 1 + 1e-6):
+        raise InputError("cos_theta", f"has values in [{float(c.min()):g}, {float(c.max()):g}]",
+                         "cosines in [0, 1] (the angle between the view and the half vector is at most 90 degrees)")
+    return schlick(c, f0)
 
 
 def asg_lobe(h, frame, lam, mu, sigma):
@@ -192,6 +196,8 @@ def asg_lobe(h, frame, lam, mu, sigma):
     eye = torch.eye(3, dtype=fr.dtype)
     if not bool(torch.allclose(fr.transpose(-1, -2) @ fr, eye.expand_as(fr), atol=1e-6)):
         raise InputError("frame", "is not orthonormal", "rotation matrices (R^T R = I)")
+    if bool((torch.linalg.det(fr) <= 0).any()):
+        raise InputError("frame", "has a reflection (determinant -1)", "rotation matrices (R^T R = I, det R = +1)")
     J = fr.shape[0]
     out = []
     for name, v in (("lam", lam), ("mu", mu), ("sigma", sigma)):
@@ -270,8 +276,22 @@ def dipole_profile(r, sigma_s_prime, sigma_a, eta=1.3, variant="jensen"):
         raise InputError("sigma_a", "has a value <= 0", "a positive absorption coefficient")
     from ._ssdgs_shading import dipole
 
-    r, ss, sa = torch.broadcast_tensors(r, ss, sa)
+    r, ss, sa = _broadcast((r, "r"), (ss, "sigma_s_prime"), (sa, "sigma_a"))
     return dipole(r, ss, sa, eta, variant)
+
+
+def _broadcast(*named):
+    """torch.broadcast_tensors, naming the first argument whose shape does not broadcast with those before it."""
+    import torch
+
+    shape = ()
+    for t, name in named:
+        try:
+            shape = torch.broadcast_shapes(shape, tuple(t.shape))
+        except RuntimeError:
+            raise InputError(name, f"has shape {tuple(t.shape)}, which does not broadcast with {tuple(shape)}",
+                             "shapes that broadcast together (or scalars)") from None
+    return torch.broadcast_tensors(*(t for t, _ in named))
 
 
 def dipole_total_reflectance(sigma_s_prime, sigma_a, eta=1.3):
@@ -309,6 +329,7 @@ def dipole_total_reflectance(sigma_s_prime, sigma_a, eta=1.3):
     eta = _real(eta, "eta", 0.0, lo_open=True, expected="a relative index of refraction > 0")
     from ._ssdgs_shading import dipole_total
 
+    ss, sa = _broadcast((ss, "sigma_s_prime"), (sa, "sigma_a"))
     return dipole_total(ss, sa, eta)
 
 
@@ -370,6 +391,8 @@ def light_space_visibility(means, quats, log_scales, opacity_logits, light, *, w
     for name, t, shp in (("quats", q, (n, 4)), ("log_scales", s, (n, 3)), ("opacity_logits", o, (n,))):
         if tuple(t.shape) != shp:
             raise InputError(name, f"has shape {tuple(t.shape)}", f"shape {shp}, one row per Gaussian")
+    if bool((q.norm(dim=1) <= 1e-12).any()):
+        raise InputError("quats", "has a quaternion of zero norm", "non-zero quaternions (w, x, y, z)")
     L = _vec3(light, "light")
     width, height = _int(width, "width"), _int(height, "height")
     focal = float(width) if focal is None else _real(focal, "focal", 0.0, lo_open=True, expected="a focal length > 0 (px)")
@@ -457,6 +480,8 @@ class OLATSet:
             raise InputError("images", f"has shape {imgs.shape}", "shape (N, H, W, 3) with N >= 1")
         if not np.all(np.isfinite(imgs)):
             raise InputError("images", "contains NaN or infinite values", "finite radiance")
+        if imgs.min() < 0:
+            raise InputError("images", f"has negative radiance (min {imgs.min():g})", "linear radiance >= 0")
         n = imgs.shape[0]
         cams = list(self.cameras) if isinstance(self.cameras, (list, tuple)) else None
         if cams is None or len(cams) != n:
@@ -487,6 +512,31 @@ class OLATSet:
                 setattr(self, name, a)
         if self.normals is not None and (self.points is None or len(self.normals) != len(self.points)):
             raise InputError("normals", "does not match points", "one normal per point")
+        if self.normals is not None and len(self.normals) and np.abs(np.linalg.norm(self.normals, axis=1) - 1).max() > 1e-3:
+            raise InputError("normals", "has vectors that are not of unit length", "unit normals")
+        H, W = imgs.shape[1:3]
+        for name, shape, kind in (("diffuse", (n, H, W, 3), "radiance"), ("specular", (n, H, W, 3), "radiance"),
+                                  ("subsurface", (n, H, W, 3), "radiance"), ("shadow", (n, H, W), "fraction"),
+                                  ("object_ids", (n, H, W), "ids"), ("lambert_mask", (n, H, W), "mask")):
+            v = getattr(self, name)
+            if v is None:
+                continue
+            a = np.asarray(v)
+            if a.shape != shape:
+                raise InputError(name, f"has shape {a.shape}", f"shape {shape} like the images (or None)")
+            if kind == "mask":
+                if a.dtype != bool:
+                    raise InputError(name, f"has dtype {a.dtype}", "a bool mask")
+            elif kind == "ids":
+                if a.dtype.kind not in "iu" or (a.size and a.min() < -1):
+                    raise InputError(name, f"has dtype {a.dtype} or ids below -1", "integer object ids >= -1 (-1 = none)")
+            else:
+                if a.dtype.kind not in "iuf" or not np.all(np.isfinite(a)):
+                    raise InputError(name, "is not a finite numeric array", f"finite {kind}")
+                hi = 1.0 if kind == "fraction" else np.inf
+                if a.size and (a.min() < 0 or a.max() > hi):
+                    raise InputError(name, f"has values in [{a.min():g}, {a.max():g}]",
+                                     "visible fractions in [0, 1]" if kind == "fraction" else "radiance >= 0")
 
     def __len__(self):
         return len(self.images)
@@ -498,7 +548,11 @@ class OLATSet:
 
     def subset(self, index):
         """The images at ``index`` (array of ints) as a new :class:`OLATSet` (same point cloud)."""
-        idx = np.asarray(index, dtype=np.int64)
+        raw = np.asarray(index)
+        if raw.dtype == bool or (raw.size and raw.dtype.kind not in "iu"):
+            raise InputError("index", f"got {index!r} (dtype {raw.dtype})",
+                             f"integer image indices in [0, {len(self)}] (use np.flatnonzero for a mask)")
+        idx = raw.astype(np.int64)
         if idx.ndim != 1 or idx.size == 0 or idx.min() < 0 or idx.max() >= len(self):
             raise InputError("index", f"got {index!r}", f"a non-empty 1-D array of image indices in [0, {len(self)})")
 

@@ -56,7 +56,9 @@ ROWS = {
     "data_adapters.048": ("exec(\"open(fresh('bad.npz'), 'wb').write(b'not a zip'); "
                           "_ = load_recording(os.path.join(SCR, 'bad.npz'))\")", "path", None),
     "data_adapters.049": ("load_recording(npz('k7', stimuli=np.array([[1, 'a']], dtype=object), responses=R6))",
-                          "path", None),
+                          "stimuli", None),
+    "data_adapters.041": ("exec(\"open(fresh('rec.h5'), 'w').write('x'); "
+                          "_ = load_recording(os.path.join(SCR, 'rec.h5'))\")", "path", None),
     "data_adapters.052": ("load_recording(npz('k9', stimuli=S6, responses=R6 + 0.5), counts='no').counts", "counts", None),
     "data_adapters.057": ("save_recording(os.path.join(SCR, 'no_such_dir', 'x.npz'), S6, R6)", "path", None),
     "data_adapters.058": ("save_recording(3, S6, R6)", "path", None),

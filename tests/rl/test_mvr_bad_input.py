@@ -53,7 +53,7 @@ class _ScoreRange(VideoTextScorer):
 
 
 def _scorer(env):
-    ref = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 60, seed=0)
+    ref = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 60, rng=0)
     return MotionDescriptorScorer.from_reference(env, ref)
 
 

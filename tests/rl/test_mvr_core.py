@@ -128,22 +128,22 @@ def test_shaper_zero_before_training_and_pbrs_terminal():
 
 def test_clip_recording_shapes_and_alignment():
     env = make_multiview_env(OscillatorEnv(horizon=50), cameras=["side", "top"], clip_len=4, every=5, size=(12, 12))
-    clips = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 50, seed=0)
+    clips = env.rollout_clips(env.unwrapped.oscillate_policy(0.5), 50, rng=0)
     assert len(clips) == (50 - 20) // 5 + 1
     c = clips[1]
     assert c.frames.shape == (2, 4, 12, 12, 3) and c.states.shape == (20, 2) and c.rewards.shape == (20,)
     assert np.allclose(c.states[:15], clips[0].states[5:])  # stride = every
     short = make_multiview_env(OscillatorEnv(horizon=12), cameras=["side"], clip_len=4, every=5, size=(8, 8))
-    padded = short.rollout_clips(short.unwrapped.oscillate_policy(0.5), 12, seed=0)
+    padded = short.rollout_clips(short.unwrapped.oscillate_policy(0.5), 12, rng=0)
     assert len(padded) == 1 and padded[0].states.shape == (20, 2)
 
 
 def test_scorers_rank_the_target_first():
     env = make_multiview_env(OscillatorEnv(), cameras=["side", "top"], clip_len=8, every=10, size=(16, 16))
     osc = env.unwrapped
-    clips = env.rollout_clips(osc.oscillate_policy(0.5), 400, seed=0)  # 2 episodes of 13 clips
+    clips = env.rollout_clips(osc.oscillate_policy(0.5), 400, rng=0)  # 2 episodes of 13 clips
     ref, target = clips[5:13], clips[-4:]  # the prototype averages phases of episode 1; tested on episode 2
-    still = env.rollout_clips(osc.hold_policy(0.0), 200, seed=1)[-3:]
+    still = env.rollout_clips(osc.hold_policy(0.0), 200, rng=1)[-3:]
     for sc in (MotionDescriptorScorer.from_reference(env, ref),
                DemoPrototypeScorer.from_reference(env, ref, size=8, n_features=128)):
         s_t = sc.score_many([c.frames for c in target])[0].mean()
@@ -170,6 +170,6 @@ def test_mvr_relabels_the_replay_buffer():
     assert (stored <= 0).all() and (stored[:100] < 0).all()  # early (pre-training) transitions were relabelled
     assert agent.history_["timesteps"] == [120, 240]
     assert 0 <= agent.history_["overhead_fraction"] < 1
-    ev = agent.evaluate(n_episodes=2, seed=0)
+    ev = agent.evaluate(n_episodes=2, rng=0)
     assert len(ev["returns"]) == 2 and np.isfinite(ev["se"])
     assert "MVR(" in repr(agent)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+from iclr26sci.core import InputError
 from iclr26sci.scene3d import (BEVFusionBaseline, FusionEvaluation, GaussianFusion, Grid, center_distance_ap,
                                driving_scene, occupancy_iou)
 
@@ -108,4 +109,5 @@ def test_occupancy_iou_and_ap():
     # ranks: TP (recall .5, precision 1), FP, TP (recall 1, precision 2/3) -> AP = .5 * 1 + .5 * 2/3
     assert center_distance_ap(pr, gt, 1, 0.5) == pytest.approx(0.5 + 0.5 * 2 / 3)
     assert center_distance_ap(pr, gt, 1, 0.05) == 0.0
-    assert np.isnan(center_distance_ap(pr, gt, 2, 1.0))
+    with pytest.raises(InputError, match="label"):   # no ground truth of class 2: AP undefined, not a number
+        center_distance_ap(pr, gt, 2, 1.0)
