@@ -25,7 +25,8 @@ import numpy as np
 
 # measured on the 2-core development machine, one thread (benchmarks/bench_games.py --crossover):
 _DENSE_FLOPS = 3.2e10        # LAPACK dgetrf, flop/s (order 2000-4000: 1.37 s CPU at q = 4000)
-_SPARSE_FLOPS = 2.0e9        # SuperLU on the graph-structured Newton matrix, flop/s of the envelope model
+_SPARSE_FLOPS = 1.0e10       # SuperLU on the graph-structured Newton matrix, flop/s of the envelope model
+_SPARSE_ROW_S = 2.7e-6       # and seconds per row and iteration (assembly, solves, products: ring, N = 1e5)
 _ITERS = 20                  # Mehrotra iterations (18-22 measured for A = 3, N = 500-5000)
 
 
@@ -83,7 +84,7 @@ def predicted_costs(game) -> dict:
     avail = available_bytes()
     return {"q": q, "dense_s": _ITERS * (2.0 / 3.0) * q ** 3 / _DENSE_FLOPS, "dense_bytes": dense_bytes,
             "dense_fits": dense_bytes < avail,
-            "sparse_s": _ITERS * env_flops / _SPARSE_FLOPS, "sparse_bytes": sparse_bytes,
+            "sparse_s": _ITERS * (env_flops / _SPARSE_FLOPS + _SPARSE_ROW_S * q), "sparse_bytes": sparse_bytes,
             "sparse_fits": sparse_bytes < avail, "available_bytes": avail}
 
 
@@ -335,7 +336,10 @@ def lcp_interior_point(game, tol: float, backend: str, max_iter: int = 100, refi
     z = sp.csr_matrix((np.concatenate([np.ones(q), -np.ones(q)]),
                        (np.concatenate([nl, lst]), np.concatenate([np.arange(q), np.arange(q)]))), shape=(k, q))
     if backend == "dense":
-        newt = _DenseNewton(_ztmz_dense(game, valid, z, m) / scale, nl, lst, own_nl, n)
+        zt = _ztmz_dense(game, valid, z, m)
+        zt /= scale
+        newt = _DenseNewton(zt, nl, lst, own_nl, n)
+        del zt
     else:
         newt = _SparseNewton((z.T @ (m @ z)).tocsc() / scale, nl, lst, own_nl, n)
 
