@@ -15,6 +15,16 @@
    ("ipm", the default) against the HiGHS LP ("lp") at N = 500 and 1000
    (N = 500 only with --quick). ``--target`` runs only this table.
 5. Regime (``--regime``): N x epsilon -> DP-DARP's max gap against uniform play's, dense games.
+6. Issue 44 (CPU time, one BLAS thread; every row prints ours, the peer, the ratio, the load
+   average and the thread count):
+   ``--curve``: the automatic route on dense zero-sum games (ER(0.5), A = 3) for N = 1000-5000 on
+   a geometric grid (step 1.2, plus N = 2001, where the old size switch to HiGHS took 417.6 s);
+   the peer is HiGHS's interior point (the old route) at N = 500, 1000.
+   ``--crossover``: dense against sparse Newton steps at N = 1500 on graphs from a ring to ER(0.5),
+   with the cost model's predictions and choice.
+   ``--sparse``: zero-sum games on the ring lattice of degree 6 (A = 3) at N = 10^4 and 10^5
+   (10^6 with ``--big``), certificate tol 1e-8, against HiGHS's interior point on the same game.
+   ``--issue44``: the three tables.
 """
 from __future__ import annotations
 
@@ -191,14 +201,150 @@ def regime(quick: bool, payoff_families=("zero_sum", "uniform", "private_values"
     return pd.DataFrame(rows)
 
 
+# ----------------------------------------------------------------------------- issue 44
+def _env() -> dict:
+    """Load average (1 min) and the BLAS/OpenMP thread counts, for every row."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        threads = max((i.get("num_threads", 1) for i in threadpool_info()), default=1)
+    except ImportError:  # pragma: no cover
+        threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+    return {"load1": round(os.getloadavg()[0], 2), "threads": threads}
+
+
+def cpu_timed(fn, *a, **k):
+    """(result, CPU seconds of this process, wall seconds)."""
+    c, t = time.process_time(), time.perf_counter()
+    out = fn(*a, **k)
+    return out, time.process_time() - c, time.perf_counter() - t
+
+
+def _highs(game, tol):
+    """The old route of large games: HiGHS's interior point on the CCDP LP (crossover if uncertified)."""
+    from iclr26sci.games._exact import zero_sum_lp
+
+    x, _, _ = zero_sum_lp(game, method="ipm-nocrossover")
+    gap = float(game.nash_gap(game._unpad(x)).max())
+    if gap >= tol:
+        x, _, _ = zero_sum_lp(game, method="highs-ipm")
+        gap = float(game.nash_gap(game._unpad(x)).max())
+    return gap
+
+
+# step 1.2 in N (the cubic cost of a dense LU then predicts 1.73x per step); the figures of 2026-12-05 in
+# benchmarks/README.md were taken on the coarser grid 1000, 1260, 1587, 2000, 2001, 2520, 3175, 4000, 5000
+CURVE_NS = (1000, 1200, 1440, 1728, 2000, 2001, 2400, 2880, 3456, 4147, 5000)
+
+
+def curve(quick: bool, ns=None, peer_ns=(500, 1000)) -> pd.DataFrame:
+    """Dense zero-sum ER(0.5), A = 3: the automatic route, N = 1000-5000; HiGHS at N = 500, 1000."""
+    ns = ns or ((1000, 1200, 1440, 1728, 2000, 2001) if quick else CURVE_NS)
+    rows, prev = [], None
+    for n in peer_ns:
+        g = PolymatrixGame.random(n, 3, p=0.5, payoffs="zero_sum", rng=2)
+        ours, c_ours, _ = cpu_timed(solve_equilibrium, g)
+        env = _env()
+        gap, c_peer, _ = cpu_timed(_highs, g, 1e-6)
+        rows.append({"N": n, "route": ours.info.get("solver", ours.method), "ours CPU s": c_ours,
+                     "ours max gap": ours.max_gap, "peer": "HiGHS ipm (old route)", "peer CPU s": c_peer,
+                     "peer max gap": gap, "ratio peer/ours": c_peer / c_ours, "step vs previous N": np.nan, **env})
+        print(rows[-1], file=sys.stderr, flush=True)
+    for n in ns:
+        g = PolymatrixGame.random(n, 3, p=0.5, payoffs="zero_sum", rng=2)
+        ours, c_ours, _ = cpu_timed(solve_equilibrium, g)
+        peer = "old size switch to HiGHS (issue 44, not rerun)" if n == 2001 else "not run (too slow)"
+        rows.append({"N": n, "route": ours.info.get("solver", ours.method), "ours CPU s": c_ours,
+                     "ours max gap": ours.max_gap, "peer": peer, "peer CPU s": 417.6 if n == 2001 else np.nan,
+                     "peer max gap": np.nan, "ratio peer/ours": 417.6 / c_ours if n == 2001 else np.nan,
+                     "step vs previous N": c_ours / prev if prev else np.nan, **_env()})
+        prev = c_ours
+        print(rows[-1], file=sys.stderr, flush=True)
+        del g
+    return pd.DataFrame(rows)
+
+
+def crossover(quick: bool) -> pd.DataFrame:
+    """Dense against sparse Newton steps at N = 1500, A = 3, from a ring of degree 6 to ER(0.5)."""
+    from iclr26sci.games._exact import _ipm_route
+    from iclr26sci.games._lcp_ipm import choose_backend, predicted_costs
+
+    n = 600 if quick else 1500
+    rows = []
+    graphs = [("ring deg 6", dict(graph="circulant", degree=6)), ("ER p=0.005", dict(p=0.005)),
+              ("ER p=0.02", dict(p=0.02)), ("ER p=0.1", dict(p=0.1)), ("ER p=0.5", dict(p=0.5))]
+    for name, kw in graphs:
+        g = PolymatrixGame.random(n, 3, payoffs="zero_sum", rng=4, **kw)
+        pred = predicted_costs(g)
+        row = {"graph": name, "mean degree": float(g.degree.mean()), "chosen": choose_backend(g),
+               "pred dense s": pred["dense_s"], "pred sparse s": pred["sparse_s"]}
+        for be in ("dense", "sparse"):
+            (x, info), c, _ = cpu_timed(_ipm_route, g, 1e-6, backend=be)
+            row[f"{be} CPU s"] = c
+            row[f"{be} gap"] = float(g.nash_gap(g._unpad(x)).max()) if x is not None else np.nan
+        row["ratio sparse/dense"] = row["sparse CPU s"] / row["dense CPU s"]
+        rows.append({**row, **_env()})
+        print(rows[-1], file=sys.stderr, flush=True)
+    return pd.DataFrame(rows)
+
+
+HIGHS_1E5 = 299.0   # issue 44: highspy IPM (no crossover) on this very game (rng=3), CPU s, gap 2e-16
+
+
+def sparse_games(quick: bool, big: bool = False, peer_max: int = 10_000) -> pd.DataFrame:
+    """Ring lattice of degree 6, A = 3, zero-sum: ours (tol 1e-8) against HiGHS's interior point."""
+    ns = (10_000,) if quick else ((10_000, 100_000, 1_000_000) if big else (10_000, 100_000))
+    rows = []
+    for n in ns:
+        g = PolymatrixGame.random(n, 3, graph="circulant", degree=6, payoffs="zero_sum", rng=3)
+        ours, c_ours, w_ours = cpu_timed(solve_equilibrium, g, tol=1e-8)
+        row = {"N": n, "ours": ours.info.get("solver", ours.method), "ours CPU s": c_ours, "ours wall s": w_ours,
+               "ours max gap": ours.max_gap, "iterations": ours.info.get("ipm_iterations"),
+               "goal": "< 30 s, gap <= 1e-8" if n == 100_000 else ""}
+        env = _env()
+        if n <= peer_max:
+            gap, c_peer, _ = cpu_timed(_highs, g, 1e-8)
+            row.update({"peer": "HiGHS ipm, no crossover", "peer CPU s": c_peer, "peer max gap": gap,
+                        "ratio peer/ours": c_peer / c_ours})
+        elif n == 100_000:
+            row.update({"peer": "HiGHS ipm, no crossover (issue 44 figure, not rerun)", "peer CPU s": HIGHS_1E5,
+                        "peer max gap": 2e-16, "ratio peer/ours": HIGHS_1E5 / c_ours})
+        else:
+            row.update({"peer": "not run (too slow)", "peer CPU s": np.nan, "peer max gap": np.nan,
+                        "ratio peer/ours": np.nan})
+        rows.append({**row, **env})
+        print(rows[-1], file=sys.stderr, flush=True)
+        del g
+    return pd.DataFrame(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--target", action="store_true", help="only the N = 1000 speed-target table")
     ap.add_argument("--regime", action="store_true",
                     help="only the (N, epsilon) table: private max gap against uniform play")
+    ap.add_argument("--curve", action="store_true", help="issue 44: the dense route, N = 1000-5000")
+    ap.add_argument("--crossover", action="store_true", help="issue 44: dense against sparse Newton steps")
+    ap.add_argument("--sparse", action="store_true", help="issue 44: sparse games at N = 1e4, 1e5")
+    ap.add_argument("--big", action="store_true", help="with --sparse: also N = 1e6 (ours only)")
+    ap.add_argument("--peer-max", type=int, default=10_000,
+                    help="with --sparse: run HiGHS up to this N (10^5 costs about 300 s CPU)")
+    ap.add_argument("--issue44", action="store_true", help="the three issue-44 tables")
     args = ap.parse_args(argv)
     pd.set_option("display.width", 250)
+    fmt = {"float_format": lambda v: f"{v:.3g}", "index": False}
+    if args.curve or args.crossover or args.sparse or args.issue44:
+        if args.crossover or args.issue44:
+            print("== issue 44: dense vs sparse Newton steps (CPU s, 1 BLAS thread) ==")
+            print(crossover(args.quick).to_string(**fmt))
+        if args.curve or args.issue44:
+            print("== issue 44: dense zero-sum ER(0.5), A=3, automatic route (CPU s) ==")
+            print(curve(args.quick).to_string(**fmt))
+        if args.sparse or args.issue44:
+            print("== issue 44: sparse zero-sum, ring degree 6, A=3, tol 1e-8 (CPU s) ==")
+            print(sparse_games(args.quick, args.big, args.peer_max).to_string(**fmt))
+        return
     if args.regime:
         print("== where DP-DARP beats uniform play: max gap, dense ER(0.5), A=3, T=60, 1 channel, delta=1e-5 ==")
         print(regime(args.quick).to_string(index=False, float_format=lambda v: f"{v:.3g}"))

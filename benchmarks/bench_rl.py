@@ -2,7 +2,9 @@
 
 Parts (``--parts``, default all):
 
-- ``speed``: ``rs_advantage`` on 10^6 groups of 16 (numpy float64, and a torch float32 tensor), best of 5.
+- ``speed``: ``rs_advantage`` on 10^6 groups of 16, CPU time, best of 5: the 2-D fast path against the previous
+  kernel, ``scipy.special.softmax`` and ``torch.softmax`` on the same matrix; the 1-D path with shuffled integer
+  labels against the 2-D path; a torch float32 tensor (issue 44 goals: < 0.1 s, 1-D <= 2x 2-D).
 - ``toy``: the spec's §B5 side-by-side on the linear-softmax pass@k toy: GRPO, Dr.GRPO, RS-GRPO at beta in
   {1, 2, 4, 8}, PKPO and Pass@k Training at k in {4, 8}, entropy-bonus GRPO, with identical G, learning rate,
   steps and seeds; pass@{1,4,16,64,256}, final entropy, mean |A|, time; then the lr-matched variant where
@@ -43,25 +45,82 @@ TOY_METHODS = {
 }
 
 
-def part_speed(quick):
+def _env():
+    """Load average (1 min) and the BLAS/OpenMP/torch thread counts."""
     import torch
 
+    try:
+        from threadpoolctl import threadpool_info
+
+        blas = max((i.get("num_threads", 1) for i in threadpool_info()), default=1)
+    except ImportError:  # pragma: no cover
+        blas = -1
+    return {"load1": round(os.getloadavg()[0], 2), "threads (blas/torch)": f"{blas}/{torch.get_num_threads()}"}
+
+
+def _cpu_best(fn, *a, repeat=5, **k):
+    """Best CPU time (time.process_time) of ``repeat`` calls, and the last result."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        c = time.process_time()
+        out = fn(*a, **k)
+        best = min(best, time.process_time() - c)
+    return best, out
+
+
+def _reference_rs(R, beta):
+    """The pre-issue-44 kernel (rs_grpo._rs_kernel on a full matrix): the baseline of the speed-up."""
+    z = beta * R
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z, out=z)
+    s = e.sum(1, keepdims=True)
+    s /= R.shape[1]
+    e /= s
+    e -= 1.0
+    e /= beta
+    return e
+
+
+def part_speed(quick):
+    """Issue 44: rs_advantage on 10^6 groups of 16 (CPU time, best of 5) against scipy and torch softmax."""
+    import scipy.special
+    import torch
+
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1") or 1))
     rng = np.random.default_rng(0)
-    R = rng.random((10 ** 6, 16))
-    T = torch.from_numpy(R).float()
+    k, G = (10 ** 5 if quick else 10 ** 6), 16
+    R = rng.random((k, G))
+    ids = rng.permutation(np.repeat(np.arange(k), G))       # shuffled labels, 1-D path
+    flat = R.ravel().copy()
+    T = torch.from_numpy(R)
+    t_ours, a_ours = _cpu_best(rs_advantage, R, beta=2.0)
+    t_old, a_old = _cpu_best(_reference_rs, R, 2.0)
+    t_sp, _ = _cpu_best(scipy.special.softmax, 2.0 * R, axis=1)
+    t_th, _ = _cpu_best(torch.softmax, 2.0 * T, 1)
+    t_1d, a_1d = _cpu_best(rs_advantage, flat, ids, beta=2.0, repeat=3)
+    t_f32, _ = _cpu_best(rs_advantage, T.float(), beta=2.0)
     rows = []
-    for name, x in [("numpy float64 (1e6, 16)", R), ("torch float32 (1e6, 16)", T)]:
-        best = float("inf")
-        for _ in range(5):
-            t0 = time.perf_counter()
-            rs_advantage(x, beta=2.0)
-            best = min(best, time.perf_counter() - t0)
-        rows.append({"input": name, "best of 5 (s)": best, "goal (s)": 0.1})
+    base = {"input": f"({k}, {G}) float64"}
+    rows.append({**base, "ours": "rs_advantage 2-D", "ours CPU s": t_ours, "peer": "previous kernel", "peer CPU s": t_old,
+                 "ratio peer/ours": t_old / t_ours, "max |diff|": float(np.abs(a_ours - a_old).max()), "goal": "< 0.1 s",
+                 **_env()})
+    rows.append({**base, "ours": "rs_advantage 2-D", "ours CPU s": t_ours, "peer": "scipy.special.softmax",
+                 "peer CPU s": t_sp, "ratio peer/ours": t_sp / t_ours, "max |diff|": np.nan, "goal": "", **_env()})
+    rows.append({**base, "ours": "rs_advantage 2-D", "ours CPU s": t_ours, "peer": "torch.softmax (float64)",
+                 "peer CPU s": t_th, "ratio peer/ours": t_th / t_ours, "max |diff|": np.nan, "goal": "", **_env()})
+    # the 1-D path's answer in the 2-D layout: entry i of flat belongs to group ids[i]
+    order = np.argsort(ids, kind="stable")
+    ref_1d = _reference_rs(flat[order].reshape(k, G), 2.0).ravel()
+    rows.append({"input": f"{k * G} flat, shuffled int labels", "ours": "rs_advantage 1-D", "ours CPU s": t_1d,
+                 "peer": "rs_advantage 2-D (same rewards)", "peer CPU s": t_ours, "ratio peer/ours": t_ours / t_1d,
+                 "max |diff|": float(np.abs(a_1d[order] - ref_1d).max()), "goal": "1-D <= 2x 2-D", **_env()})
+    rows.append({"input": f"({k}, {G}) torch float32", "ours": "rs_advantage 2-D", "ours CPU s": t_f32, "peer": "",
+                 "peer CPU s": np.nan, "ratio peer/ours": np.nan, "max |diff|": np.nan, "goal": "", **_env()})
     c = rng.integers(0, 65, size=10 ** 5)
-    t0 = time.perf_counter()
-    pass_at_k(c, 64, k=[1, 4, 16, 64])
-    rows.append({"input": "pass_at_k 1e5 problems x 4 k", "best of 5 (s)": time.perf_counter() - t0, "goal (s)": float("nan")})
-    print_table("rs_advantage speed", rows)
+    t_pk, _ = _cpu_best(pass_at_k, c, 64, k=[1, 4, 16, 64], repeat=1)
+    rows.append({"input": "pass_at_k 1e5 problems x 4 k", "ours": "pass_at_k", "ours CPU s": t_pk, "peer": "",
+                 "peer CPU s": np.nan, "ratio peer/ours": np.nan, "max |diff|": np.nan, "goal": "", **_env()})
+    print_table("rs_advantage speed (CPU s, best of 5; issue 44)", rows)
     return rows
 
 

@@ -9,11 +9,12 @@ r"""Exact equilibria of polymatrix games.
       \quad x_u\in\Delta(A_u),
 
   whose optimum is 0 and whose optimal :math:`x` are exactly the Nash equilibria.
-  Dense games: a dense Mehrotra interior point on the equilibrium LCP (monotone for
-  every zero-sum game), reduced to the null space of the simplex constraints, with an
-  exact solve on the support it identifies (``method="ipm"``, the default there).
-  Otherwise HiGHS's dual simplex for small games, its interior point for large ones
-  (without crossover; with it if the certificate fails). An alternative exact route (``method="support"``): optimistic
+  Games with more than 5e4 payoff nonzeros: a Mehrotra interior point on the equilibrium
+  LCP (monotone for every zero-sum game), reduced to the null space of the simplex
+  constraints, with dense or sparse (player-graph) Newton steps chosen by a measured cost
+  model, and an exact solve on the support it identifies (``method="ipm"``, the default
+  there). Small games: HiGHS's dual simplex; the LP's interior point (without crossover;
+  with it if the certificate fails) is the fallback. An alternative exact route (``method="support"``): optimistic
   gradient play on the monotone equilibrium variational inequality, support
   identification, and an exact linear solve on the identified supports;
   every answer carries the certificate ``max gap < tol``, with the LP as the
@@ -195,39 +196,8 @@ def _highs_ipm_no_crossover(a_ub, a_eq, c, k, n):
     return np.asarray(h.getSolution().col_value)
 
 
-# ----------------------------------------------------------------------------- dense interior point on the LCP
-def _dense_support_solve(m: np.ndarray, owner: np.ndarray, n: int, supp: np.ndarray):
-    """Exact equilibrium on a guessed support: solve "every support action earns the player's
-    value, supports sum to one" (unknowns ``x_S, w``; equations ``M_SS x_S - w_owner = 0`` and
-    ``sum_{S_u} x = 1``). Returns the full-length x (valid actions), or None when the system is
-    singular or gives negative mass. (Block principal pivoting from a guess with a few wrong
-    actions diverged in our tests, so a wrong guess is simply rejected; the caller certifies.)"""
-    import warnings
-
-    import scipy.linalg as sl
-
-    s_idx = np.flatnonzero(supp)
-    ns = s_idx.size
-    a = np.zeros((ns + n, ns + n))
-    a[:ns, :ns] = m[np.ix_(s_idx, s_idx)]
-    a[np.arange(ns), ns + owner[s_idx]] = -1.0
-    a[ns + owner[s_idx], np.arange(ns)] = 1.0
-    rhs = np.zeros(ns + n)
-    rhs[ns:] = 1.0
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sol = sl.solve(a, rhs, check_finite=False)
-    except (np.linalg.LinAlgError, ValueError):
-        return None
-    if not np.all(np.isfinite(sol)) or sol[:ns].min() < -1e-12:
-        return None
-    x = np.zeros(m.shape[0])
-    x[s_idx] = np.clip(sol[:ns], 0.0, None)
-    return x
-
-
-def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: int = 6):
+# ----------------------------------------------------------------------------- interior point on the LCP
+def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: int = 2, backend: str | None = None):
     r"""Mehrotra predictor-corrector interior point on the equilibrium LCP of a zero-sum game.
 
     Unknowns :math:`x\ge0` (valid actions), :math:`w` (one value per player), slacks
@@ -241,150 +211,25 @@ def _ipm_route(game: PolymatrixGame, tol: float, max_iter: int = 100, refine: in
     .. math::  \begin{pmatrix} X^{-1}S-\mathbf M & E^\top\\ E & 0\end{pmatrix}
 
     is nonsingular. This is half the size of the LP's KKT system (the LP's dual repeats the
-    primal); restricted to the null space of :math:`E` it is one dense LU of order
-    :math:`\sum_i (A_i - 1)` per iteration, with :math:`Z^\top\mathbf MZ` formed once. Once the normalised
-    iterate has max gap below ``tol`` it tries, after each iteration, an exact solve on the
-    support guessed by Tapia's indicator and returns it when its gap is smaller; after
-    ``refine`` further iterations without such a solve it returns the best certified iterate.
+    primal); restricted to the null space of :math:`E` it is one LU of order
+    :math:`\sum_i (A_i - 1)` per iteration, dense (LAPACK) or sparse (SuperLU on the player
+    graph's pattern), whichever the measured cost model of :mod:`._lcp_ipm` predicts cheaper among
+    those that fit in memory (``backend`` forces one). Once Tapia's support guess is stable it
+    solves exactly on that support (order :math:`|S| - N`) and returns the solution when it
+    certifies; otherwise the best certified iterate ``refine`` iterations after the first.
 
     Returns (padded profile or None, info).
     """
-    import scipy.linalg as sl
+    from ._lcp_ipm import choose_backend, lcp_interior_point, predicted_costs
 
-    n, amax = game._n, game._amax
-    valid = _valid_index(game)
-    k = valid.size
-    owner = _player_of(game, valid)
-    m = game._matrix()[valid][:, valid].toarray()
-    cnt = np.bincount(owner, minlength=n)
-    x = 1.0 / cnt[owner]
-    g = m @ x
-    scale = max(1e-300, float(np.abs(m).max()) * float(np.sqrt(max(1.0, float(np.max(game._deg, initial=0))))))
-    m /= scale
-    g /= scale
-    best = np.full(n, -np.inf)
-    np.maximum.at(best, owner, g)
-    w = best + 1.0
-    s = w[owner] - g
-    # Null-space reduction: the directions keep E dx = 0, so dx = Z y with Z's columns
-    # e_a - e_last(u) (every action but each player's last). Then Z'(D - M)Z y = Z' r, and
-    # Z'MZ is formed once: each iteration factorises an order sum_i (A_i - 1) matrix instead of
-    # sum_i A_i + N (N = 1000, A = 3: 2000 instead of 4000, 8x fewer flops).
-    last = np.cumsum(cnt) - 1                     # k-index of every player's last action
-    nl = np.setdiff1d(np.arange(k), last)         # the other actions: one column of Z each
-    q = nl.size
-    lst = last[owner[nl]]
-    mz = m[:, nl] - m[:, lst]
-    ztmz = mz[nl] - mz[lst]
-    del mz
-    own_nl = owner[nl]
-    cnt_nl = np.bincount(own_nl, minlength=n)
-    start_nl = np.cumsum(cnt_nl) - cnt_nl
-    sizes = cnt_nl[own_nl]
-    pair_r = np.repeat(np.arange(q), sizes)       # (j, j') pairs of columns of the same player
-    offs = np.arange(pair_r.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    pair_c = np.repeat(start_nl[own_nl], sizes) + offs
-    diag = np.arange(q)
-    info: dict = {"solver": "dense interior point on the equilibrium LCP"}
-
-    def padded(v):
-        v = np.clip(v, 0.0, None)
-        tot = np.bincount(owner, weights=v, minlength=n)
-        out = np.zeros(n * amax)
-        out[valid] = v / np.where(tot > 0, tot, 1.0)[owner]
-        return out.reshape(n, amax)
-
-    def maxstep(dx, ds):
-        r = 1.0
-        for v, dv in ((x, dx), (s, ds)):
-            neg = dv < 0
-            if neg.any():
-                r = min(r, float(np.min(-v[neg] / dv[neg])))
-        return r
-
-    first, best, tried, prev_supp, stalls = None, None, [], None, 0
-    for it in range(1, max_iter + 1):
-        mu = float(x @ s) / k
-        if q == 0:                                # every player has a single action
-            break
-        d = s / x
-        a = -ztmz
-        a[diag, diag] += d[nl]
-        a[pair_r, pair_c] += d[lst[pair_r]]
-        try:
-            lu = sl.lu_factor(a, overwrite_a=True, check_finite=False)
-        except (np.linalg.LinAlgError, ValueError):
-            info["status"] = "singular Newton matrix"
-            return None, {**info, "ipm_iterations": it}
-        del a
-
-        def newton(rc):
-            r = rc / x
-            y = sl.lu_solve(lu, r[nl] - r[lst], check_finite=False)
-            dx = np.zeros(k)
-            dx[nl] = y
-            dx[last] = -np.bincount(own_nl, weights=y, minlength=n)
-            mdx = m @ dx
-            dw = np.bincount(owner, weights=r - d * dx + mdx, minlength=n) / cnt
-            return dx, dw, dw[owner] - mdx
-
-        dxa, _, dsa = newton(-x * s)                                  # affine (predictor) direction
-        aa = maxstep(dxa, dsa)
-        mu_aff = float((x + aa * dxa) @ (s + aa * dsa)) / k
-        sigma = (mu_aff / mu) ** 3
-        dx, dw, ds = newton(sigma * mu - x * s - dxa * dsa)           # Mehrotra corrector
-        alpha = min(1.0, 0.995 * maxstep(dx, ds))
-        x_prev, s_prev = x.copy(), s.copy()
-        x += alpha * dx
-        w += alpha * dw
-        s += alpha * ds
-        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(s))):
-            info["status"] = "non-finite iterate"
-            return None, {**info, "ipm_iterations": it}
-        stalls = stalls + 1 if alpha < 1e-6 else 0
-        if stalls >= 5 and best is None:          # no progress: hand over to the LP
-            info["status"] = "stalled"
-            return None, {**info, "ipm_iterations": it}
-        xp = padded(x)
-        gap = _certify(game, xp)
-        if gap < tol:
-            if first is None:
-                first = it
-            if best is None or gap <= best[1]:
-                best = (xp, gap)
-            info.update(ipm_iterations=it, ipm_gap=gap, mu=float(x @ s) / k, status="certified")
-            # support guess: Tapia's indicator (x shrank less than s in the last step); scale-free,
-            # and right long before x > s separates. One exact solve; kept if its gap is smaller.
-            # Solve only once the guess is the same in two successive iterations (a wrong guess
-            # costs a dense solve of order |S| + N, about two iterations).
-            supp = x / x_prev > s / s_prev
-            stable = prev_supp is not None and np.array_equal(supp, prev_supp)
-            prev_supp = supp
-            if stable and np.bincount(owner[supp], minlength=n).min() > 0 and \
-                    not any(np.array_equal(supp, t) for t in tried):
-                tried.append(supp)
-                cand = _dense_support_solve(m, owner, n, supp)
-                if cand is not None:
-                    cp = padded(cand)
-                    gp = _certify(game, cp)
-                    info["polish_gap"] = gp
-                    if gp < gap:
-                        info["polished"] = True
-                        return cp, info
-            if it - first >= refine:
-                info["polished"] = False
-                return best[0], info
-    if best is not None:
-        info["polished"] = False
-        return best[0], info
-    if q == 0:
-        xp = padded(x)
-        gap = _certify(game, xp)
-        if gap < tol:
-            info.update(ipm_iterations=0, ipm_gap=gap, status="certified", polished=False)
-            return xp, info
-    info["status"] = "iteration cap"
-    return None, {**info, "ipm_iterations": max_iter}
+    if backend is None:
+        backend = choose_backend(game)
+        if backend is None:
+            c = predicted_costs(game)
+            return None, {"status": f"neither interior point fits in memory (dense {c['dense_bytes'] / 2**30:.1f} GiB, "
+                                    f"sparse {c['sparse_bytes'] / 2**30:.1f} GiB, available "
+                                    f"{c['available_bytes'] / 2**30:.1f} GiB)", "ipm_iterations": 0}
+    return lcp_interior_point(game, tol, backend, max_iter=max_iter, refine=refine)
 
 
 # ----------------------------------------------------------------------------- fast exact route
@@ -533,12 +378,15 @@ def _support_route(game: PolymatrixGame, iters: int, tol: float, check_every: in
 
 
 def _dense_enough(game: PolymatrixGame) -> bool:
-    """Use the dense interior point: payoff matrix with more than 5e4 nonzeros, at least 5% dense,
-    and sum A_i <= 6000 (the dense copy of M then takes at most 288 MB; each iteration is one LU
-    of order sum (A_i - 1))."""
-    k = int(game._acts.sum())
-    nnz = game._src.size * game._amax ** 2
-    return nnz > 50_000 and nnz >= 0.05 * k * k and k <= 6000
+    """The measured cost model picks the dense interior point (memory permitting) for this game."""
+    from ._lcp_ipm import choose_backend
+
+    return game._src.size * game._amax ** 2 > 50_000 and choose_backend(game) == "dense"
+
+
+def _large(game: PolymatrixGame) -> bool:
+    """More than 5e4 payoff nonzeros: the interior point (dense or sparse) rather than HiGHS's simplex."""
+    return game._src.size * game._amax ** 2 > 50_000
 
 
 def _certify(game: PolymatrixGame, x: np.ndarray) -> float:
@@ -571,15 +419,18 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
     game : PolymatrixGame
         The game to solve (zero-sum games by the LP/interior point; any game by Lemke).
     method : {"auto", "lp", "ipm", "support", "lemke"}
-        ``"auto"``: zero-sum games use ``"ipm"`` when the payoff matrix is dense
-        (more than 5e4 nonzeros, at least 5% dense, sum A_i <= 6000) and the
-        LP otherwise; general-sum games use Lemke.
+        ``"auto"``: zero-sum games use ``"ipm"`` when the payoff matrix has more
+        than 5e4 nonzeros and the LP (HiGHS's simplex) otherwise; general-sum
+        games use Lemke.
         ``"lp"`` is the CCDP LP with HiGHS (dual simplex for small games,
         interior point without crossover when the payoff matrix has more than
         5e4 nonzeros, rerun with crossover if the certificate fails).
-        ``"ipm"`` is a dense Mehrotra interior point on the equilibrium LCP
-        (zero-sum only; see ``_ipm_route``), with an exact solve on the support
-        it identifies, falling back to the LP when it cannot certify.
+        ``"ipm"`` is a Mehrotra interior point on the equilibrium LCP
+        (zero-sum only; see ``_ipm_route``) with dense (LAPACK) or sparse
+        (SuperLU on the player graph) Newton steps, whichever a measured cost
+        model predicts cheaper among those whose memory fits, and an exact solve
+        on the support it identifies; it falls back to the LP when it cannot
+        certify or neither back end fits in memory.
         ``"support"`` is optimistic gradient play followed by an exact linear
         solve on the identified supports (zero-sum only), falling back to
         ``"ipm"`` (dense games) or the LP when it cannot certify;
@@ -639,7 +490,7 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
     info: dict = {}
     if method == "auto":
         if zs:
-            method = "ipm" if _dense_enough(game) else "lp"
+            method = "ipm" if _large(game) else "lp"
         else:
             method = "lemke"
     if method == "support":
@@ -654,10 +505,10 @@ def solve_equilibrium(game: PolymatrixGame, method: str = "auto", *, tol: float 
         # 20,000 iterations the profile is 1e-3 away, 1-2 support actions wrong), and for pairwise
         # zero-sum games the support system is skew-symmetric, so a single add/drop pivot from a
         # solvable support always lands on an exactly singular system (|S| + N odd).
-        dense = _dense_enough(game)
+        large = _large(game)
         info["fallback"] = ("support identification did not certify; solved by the interior point"
-                            if dense else "support identification did not certify; solved the LP")
-        method = "ipm" if dense else "lp"
+                            if large else "support identification did not certify; solved the LP")
+        method = "ipm" if large else "lp"
     if method == "ipm":
         cand, inf2 = _ipm_route(game, tol)
         info.update(inf2)

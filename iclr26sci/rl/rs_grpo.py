@@ -275,6 +275,16 @@ def rs_advantage(rewards, group_ids=None, *, beta: float = 2.0):
     """
     beta = _check_beta(beta)
     R, template = _as_rewards(rewards)
+    # fast paths (blocked in-cache sweep for 2-D, sort-free bincount for integer labels); they decline
+    # (None) anything unusual, which then takes the reference path below
+    from . import _rs_fast
+
+    if R.ndim == 2 and group_ids is None:
+        fast = _rs_fast.rows(R, beta)
+    else:
+        fast = _rs_fast.flat(R, group_ids, beta) if R.ndim == 1 else None
+    if fast is not None:
+        return _back(fast, template)
     g = _group(R, group_ids)
     _check_beta_range(g, beta)
     return _finish(g, _rs_kernel(g.R, g.valid, beta), template)

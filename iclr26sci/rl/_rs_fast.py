@@ -1,0 +1,132 @@
+r"""Fast paths of :func:`iclr26sci.rl.rs_advantage` (float64, no temporaries larger than the input).
+
+Both compute :math:`\hat A_i = \big(e^{\beta r_i - c_g} / (\tfrac1G\sum_{j\in g} e^{\beta r_j - c_g}) - 1\big)/\beta`
+with the same floating-point operations as the reference kernel (``rs_grpo._rs_kernel``): multiply by
+``beta``, subtract the shift ``c_g``, exponentiate, divide by the group mean, subtract 1, divide by ``beta``.
+
+* 2-D ``(n_groups, G)``: blocks of about 2^16 entries are processed while they sit in cache, so the matrix
+  is read once and the output written once (max, exp, sum and scale in one sweep); the only temporaries
+  are one block's row maxima and sums. The elementwise kernels are torch's (vectorised exp, row reductions
+  across rows) when torch is already imported, numpy's otherwise.
+* 1-D with integer group labels in a compact range (any order, e.g. shuffled): no sort. Counts and group
+  sums are two ``bincount`` passes and the group mean is gathered back per block. The shift is the global
+  maximum of ``beta * r``; a group whose mean falls below ``e^-30`` (its terms may have lost digits to
+  underflow) is redone with its exact maximum (``np.maximum.at`` on its entries only). Otherwise the shift
+  changes the result by rounding only (the exponent's absolute error is below ulp(64) = 1.4e-14).
+
+Anything else (``|beta| < 1e-3``, other labels, invalid input) returns ``None`` and the reference path runs.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+_BLOCK = 1 << 16          # entries per block (512 KiB of float64: stays in L2)
+_LOW = float(np.exp(-30.0))
+
+
+def _exp(a: np.ndarray) -> None:
+    """In-place exp (torch's vectorised kernel when torch is loaded: 2.2 against 5.3 ns per float64)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        t = torch.from_numpy(a)
+        torch.exp(t, out=t)
+    else:
+        np.exp(a, out=a)
+
+
+def _torch():
+    """torch if the caller already imported it (importing it here would cost more than it saves)."""
+    return sys.modules.get("torch")
+
+
+def rows(R: np.ndarray, beta: float) -> np.ndarray | None:
+    """RS advantage of every row of a C-contiguous float64 matrix (rows are groups)."""
+    if abs(beta) < 1e-3 or R.ndim != 2:
+        return None
+    n, G = R.shape
+    out = np.empty_like(R)
+    if G == 1:                                    # singleton groups: no comparison, advantage 0
+        out.fill(0.0)
+        return out
+    R = np.ascontiguousarray(R)
+    step = max(1, _BLOCK // G)
+    torch = _torch()
+    if torch is not None:
+        rt, ot = torch.from_numpy(R), torch.from_numpy(out)
+        for lo in range(0, n, step):
+            o = ot[lo:lo + step]
+            torch.mul(rt[lo:lo + step], beta, out=o)
+            o.sub_(torch.amax(o, 1, keepdim=True))
+            torch.exp(o, out=o)
+            s = o.sum(1, keepdim=True)
+            s.div_(G)
+            o.div_(s)
+            o.sub_(1.0)
+            o.div_(beta)
+        return out
+    for lo in range(0, n, step):
+        o = out[lo:lo + step]
+        np.multiply(R[lo:lo + step], beta, out=o)
+        o -= o.max(axis=1, keepdims=True)
+        np.exp(o, out=o)
+        s = o.sum(axis=1, keepdims=True)
+        s /= G
+        o /= s
+        o -= 1.0
+        o /= beta
+    return out
+
+
+def flat(r: np.ndarray, group_ids, beta: float) -> np.ndarray | None:
+    """RS advantage of 1-D rewards with integer group labels in a compact range; None to decline."""
+    if abs(beta) < 1e-3 or r.ndim != 1:
+        return None
+    if group_ids is None:
+        out = rows(r.reshape(1, -1), beta)
+        return None if out is None else out.reshape(-1)
+    if type(group_ids).__module__.startswith("torch") and hasattr(group_ids, "detach"):
+        group_ids = group_ids.detach().cpu().numpy()
+    ids = np.asarray(group_ids)
+    n = r.shape[0]
+    if ids.ndim != 1 or ids.shape[0] != n or ids.dtype.kind not in "iu" or n == 0:
+        return None
+    lo, hi = int(ids.min()), int(ids.max())
+    if hi - lo > 4 * n + 1024:                   # sparse labels: the reference path sorts them
+        return None
+    key = ids.astype(np.intp, copy=False)
+    if lo != 0:
+        key = key - lo
+    k = hi - lo + 1
+    counts = np.bincount(key, minlength=k)
+    out = np.multiply(r, beta)
+    out -= out.max()                              # global shift: nothing overflows
+    _exp(out)
+    mean = np.bincount(key, weights=out, minlength=k)
+    mean /= np.maximum(counts, 1)
+    # a group far below the global maximum (mean < e^-30) may have lost digits to underflow:
+    # those groups are redone with their exact maximum as the shift
+    low = (mean < _LOW) & (counts > 0)
+    if low.any():
+        sel = np.flatnonzero(low[key])
+        ks = key[sel]
+        z = np.multiply(r[sel], beta)
+        top = np.full(k, -np.inf)
+        np.maximum.at(top, ks, z)
+        z -= top[ks]
+        np.exp(z, out=z)
+        sums = np.bincount(ks, weights=z, minlength=k)
+        out[sel] = z
+        mean[low] = sums[low] / counts[low]
+    buf = np.empty(min(n, _BLOCK))
+    for a in range(0, n, _BLOCK):
+        o = out[a:a + _BLOCK]
+        b = buf[:o.size]
+        np.take(mean, key[a:a + _BLOCK], out=b)
+        o /= b
+        o -= 1.0
+        o /= beta
+    if np.any(counts == 1):                       # singleton groups get 0
+        out[counts[key] == 1] = 0.0
+    return out

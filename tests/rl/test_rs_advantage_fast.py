@@ -1,0 +1,123 @@
+"""The fast paths of rs_advantage (issue 44) against the reference implementation they replaced.
+
+``reference`` below is the implementation of rs_advantage before the fast paths (pad the groups into a
+matrix, shift by the row maximum, exp, divide by the row mean), kept verbatim as the oracle: the fast
+paths must agree with it to 1e-12 on every input, with and without torch loaded.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from iclr26sci.rl import rs_advantage
+from iclr26sci.rl import _rs_fast
+
+
+def reference(rewards, group_ids=None, beta=2.0):
+    R = np.asarray(rewards, dtype=np.float64)
+    if R.ndim == 2:
+        valid, M, scatter = None, R, None
+    else:
+        ids = np.zeros(R.size, dtype=np.int64) if group_ids is None else np.asarray(group_ids)
+        _, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rows = np.empty(R.size, dtype=np.int64)
+        cols = np.empty(R.size, dtype=np.int64)
+        rows[order] = inverse[order]
+        cols[order] = np.arange(R.size) - starts[inverse[order]]
+        M = np.zeros((counts.size, int(counts.max())))
+        M[rows, cols] = R
+        valid = np.zeros(M.shape, dtype=bool)
+        valid[rows, cols] = True
+        scatter = (rows, cols)
+    n = M.shape[1] if valid is None else valid.sum(1)
+    z = beta * M
+    if valid is not None:
+        z = np.where(valid, z, -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    if abs(beta) < 1e-3:
+        e = np.exp(z)
+        A = np.expm1(z - np.log(e.sum(1, keepdims=True) / np.reshape(n, (-1, 1)))) / beta
+    else:
+        e = np.exp(z)
+        s = e.sum(1, keepdims=True) / np.reshape(n, (-1, 1))
+        A = (e / s - 1.0) / beta
+    if valid is not None:
+        A = np.where(valid, A, 0.0)
+    A[np.broadcast_to(np.reshape(n, -1) == 1, (A.shape[0],))] = 0.0     # (the old code raised for 2-D G = 1)
+    return A if scatter is None else A[scatter]
+
+
+@pytest.fixture(params=["numpy", "torch"])
+def backend(request, monkeypatch):
+    if request.param == "numpy":
+        monkeypatch.setattr(_rs_fast, "_torch", lambda: None)
+        monkeypatch.setattr(_rs_fast, "_exp", lambda a: np.exp(a, out=a))
+    else:
+        pytest.importorskip("torch")
+    return request.param
+
+
+@pytest.mark.parametrize("beta", [2.0, -3.0, 0.01, 50.0])
+@pytest.mark.parametrize("G", [1, 2, 16, 33])
+def test_rows_match_reference(backend, beta, G):
+    rng = np.random.default_rng(G)
+    R = rng.random((5000, G)) * rng.choice([1.0, 10.0, 100.0], size=(5000, 1))
+    np.testing.assert_allclose(rs_advantage(R, beta=beta), reference(R, beta=beta), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("beta", [2.0, -1.5, 7.0])
+def test_shuffled_integer_labels_match_reference(backend, beta):
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(1, 20, 3000)                     # unequal groups, singletons included
+    ids = rng.permutation(np.repeat(np.arange(3000) * 7 - 500, sizes))    # negative, gapped labels
+    r = rng.random(ids.size)
+    np.testing.assert_allclose(rs_advantage(r, ids, beta=beta), reference(r, ids, beta), rtol=0, atol=1e-12)
+
+
+def test_groups_far_below_the_global_maximum_are_redone_exactly(backend):
+    # one group's rewards 400 below another's: with beta = 2 the global shift would underflow it
+    r = np.array([0.0, 1.0, 0.5, -400.0, -399.0, -399.5, -398.0])
+    ids = np.array([0, 0, 0, 1, 1, 1, 1])
+    a = rs_advantage(r, ids, beta=2.0)
+    np.testing.assert_allclose(a, reference(r, ids, 2.0), rtol=0, atol=1e-12)
+    assert abs(a[3:].sum()) < 1e-12 and a[6] > 0
+
+
+def test_torch_tensor_and_labels(backend):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    ids = rng.permutation(np.repeat(np.arange(200), 8))
+    r = rng.random(ids.size)
+    out = rs_advantage(torch.tensor(r, dtype=torch.float32), torch.tensor(ids), beta=2.0)
+    assert out.dtype == torch.float32
+    np.testing.assert_allclose(out.numpy(), reference(r.astype(np.float32), ids, 2.0), atol=1e-6)
+
+
+def test_declined_inputs_take_the_reference_path():
+    r = np.random.default_rng(3).random(12)
+    for ids in (np.array(list("aabbccddeeff")), np.repeat([0, 10**12], 6), np.repeat([0.5, 1.5], 6)):
+        assert _rs_fast.flat(r, ids, 2.0) is None
+        np.testing.assert_allclose(rs_advantage(r, ids), reference(r, ids), atol=1e-12)
+    assert _rs_fast.rows(r.reshape(3, 4), 1e-4) is None        # small beta: the expm1 form
+
+
+@given(st.integers(1, 30), st.integers(1, 12), st.floats(-20, 20).filter(lambda b: abs(b) > 1e-3),
+       st.integers(0, 2**31 - 1))
+def test_fast_paths_equal_reference_everywhere(n_groups, G, beta, seed):
+    rng = np.random.default_rng(seed)
+    R = rng.normal(0, rng.choice([0.1, 1.0, 10.0]), (n_groups, G))
+    np.testing.assert_allclose(rs_advantage(R, beta=beta), reference(R, beta=beta), rtol=0, atol=1e-12)
+    ids = rng.permutation(np.repeat(np.arange(n_groups), G))
+    r = R.ravel()
+    np.testing.assert_allclose(rs_advantage(r, ids, beta=beta), reference(r, ids, beta), rtol=0, atol=1e-12)
+
+
+def test_module_does_not_import_torch():
+    # the fast paths use torch only when the caller already imported it
+    assert "sys" in dir(_rs_fast) and _rs_fast._torch() is sys.modules.get("torch")
