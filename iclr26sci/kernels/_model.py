@@ -1128,7 +1128,7 @@ class TheoryInformedKernel(DeepKernelGP):
         With ``pixel_fallback``: the predictive variance also carries the uncertainty of the sum
         kernel's m + 5 fitted hyper-parameters (Laplace approximation of their posterior at the
         type-II MAP, propagated to the predictive mean by the delta method,
-        :math:`\operatorname{Var}\mu(x_*) \approx J\Sigma_\psi J^\top`; default True). A plug-in
+        :math:`\\operatorname{Var}\\mu(x_*) \\approx J\\Sigma_\\psi J^\\top`; default True). A plug-in
         type-II fit treats the fitted hyper-parameters as known, which makes intervals slightly
         too narrow, more so the more hyper-parameters (m ARD length-scales here against 3 in a
         pixel RBF GP). Issue 42 (docs/kernels.md): raises the pooled 90% coverage on
