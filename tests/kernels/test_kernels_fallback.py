@@ -157,3 +157,57 @@ def test_fallback_and_restart_settings(tiny_kernels):
     bad.pixel_fallback = "yes"
     with pytest.raises(InputError, match="pixel_fallback"):
         bad.fit(t.X_support, t.y_support)
+
+
+def test_hyper_uncertainty_widens_intervals_only(tiny_kernels):
+    """Issue 42: the Laplace term leaves the mean unchanged and adds a non-negative variance J Sigma J^T; it equals
+    the delta-method formula computed here independently (finite differences of the posterior mean)."""
+    import copy
+
+    from iclr26sci.kernels._model import _laplace_covariance
+
+    patches, theory, tasks, tik = tiny_kernels(6)
+    g = np.random.default_rng(4)
+    X = patches[g.choice(len(patches), 110, replace=False)]
+    y = g.poisson(3.0 * np.logaddexp(0.0, 1.5 * X[:, 7] / X[:, 7].std())).astype(float)
+    on = copy.copy(tik)
+    on.hyper_uncertainty, on._fit_cache = True, None
+    off = copy.copy(tik)
+    off.hyper_uncertainty, off._fit_cache = False, None
+    gp1, gp0 = on.fit(X[:80], y[:80]), off.fit(X[:80], y[:80])
+    (m1, v1), (m0, v0) = gp1.predict(X[80:]), gp0.predict(X[80:])
+    assert np.allclose(m1, m0, atol=1e-12)
+    assert np.all(v1 >= v0 - 1e-12) and np.any(v1 > v0)
+    assert np.allclose(gp1.predict(X[80:], include_noise=False)[1] - gp0.predict(X[80:], include_noise=False)[1],
+                       v1 - v0, atol=1e-10)
+    # independent delta method: the mean as a function of all sum-kernel hyper-parameters
+    P = gp1._psi.shape[1]
+    x0 = np.concatenate([gp1._psi[0].numpy(), gp1._pixel[1][0].numpy()])
+    Sig = gp1._hyper_cov[0].numpy()
+
+    def mean_at(x):
+        g2 = copy.copy(gp1)
+        g2._psi = torch.as_tensor(x[None, :P])
+        g2._pixel = (gp1._pixel[0], torch.as_tensor(x[None, P:])) + gp1._pixel[2:]
+        g2._hyper_cov = None
+        return g2.predict(X[80:])[0]
+
+    h = 1e-5
+    J = np.stack([(mean_at(x0 + h * e) - mean_at(x0 - h * e)) / (2 * h) for e in np.eye(len(x0))], 1)
+    assert np.allclose(v1 - v0, np.einsum("qi,ij,qj->q", J, Sig, J), rtol=1e-4, atol=1e-9)
+    # Laplace covariance of a quadratic objective is its inverse Hessian
+    A = np.array([[3.0, 1.0], [1.0, 2.0]])
+    assert np.allclose(_laplace_covariance(lambda x: (0.5 * x @ A @ x, A @ x), np.array([0.3, -0.2])),
+                       np.linalg.inv(A), atol=1e-8)
+
+
+@pytest.mark.bad_input("kernels.TheoryInformedKernel")
+def test_hyper_uncertainty_setting(tiny_kernels):
+    import copy
+
+    patches, theory, tasks, tik = tiny_kernels(6)
+    bad = copy.copy(tik)
+    bad.hyper_uncertainty, bad._fit_cache = "yes", None
+    t = tasks[0]
+    with pytest.raises(InputError, match="hyper_uncertainty"):
+        bad.fit(t.X_support, t.y_support)

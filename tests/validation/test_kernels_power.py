@@ -6,6 +6,7 @@ seeds 0-4 at 1 and 2 threads). Checks that need a meta-trained kernel are marked
 """
 from __future__ import annotations
 
+import copy
 import functools
 
 import numpy as np
@@ -130,3 +131,39 @@ def test_t8_fails_inner_solver_stopped_early(monkeypatch):
     monkeypatch.setattr(K, "solve_inner", lambda *a, **k: orig(*a, **{**k, "iters": 1}))
     res = VK.t8_special_cases(QUICK, _rng())
     assert _failed(res)
+
+
+def test_t10_oracle_coverage_and_bands():
+    """T10's pieces without a model: the oracle coverage of sqrt-Poisson counts tends to the nominal 0.90 at high rates
+    and is above it at rates 2-20 (discrete counts); the criteria pass rows near the oracle and fail rows 0.1 below."""
+    assert abs(VK.oracle_coverage(np.full(5, 400.0)).mean() - 0.90) < 0.01
+    assert VK.oracle_coverage(np.full(5, 3.0)).mean() > 0.90
+    g = np.random.default_rng(0)
+    rows = []
+    for k in VK.CALIBRATION_TYPES:
+        for i in range(4):
+            c0 = 0.91
+            rows.append({"type": k, "neuron": i, "oracle coverage": c0, "n_query": 400,
+                         "coverage good": c0 + 0.02 * g.standard_normal(), "coverage bad": c0 - 0.1 + 0.02 * g.standard_normal()})
+    crit, _ = VK.calibration_criteria(rows, ["good", "bad"])
+    assert crit[0].passed and not crit[1].passed
+
+
+class _NoNoise:
+    """A fitted-TIK wrapper whose intervals leave out the noise variance (the latent function's variance only)."""
+
+    def __init__(self, tik):
+        self.tik = tik
+
+    def fit(self, X, y):
+        gp = self.tik.fit(X, y)
+        return type("P", (), {"predict": lambda _s, Xq: gp.predict(Xq, include_noise=False)})()
+
+
+@pytest.mark.slow
+def test_t10_fails_noise_free_intervals_at_100_tasks(monkeypatch):
+    orig = VK._meta_trained_small
+    monkeypatch.setattr(VK, "_meta_trained_small", lambda *a, **k: _NoNoise(orig(*a, **k)))
+    spec = VK.t10_calibration_budgets.check_spec
+    res = VK.t10_calibration_budgets(QUICK, np.random.default_rng(spec.seed(0)))
+    assert _failed(res) and not res.criteria[0].passed
