@@ -819,3 +819,158 @@ def r2_thornton_out_of_sample(profile, rng) -> CheckResult:
                                f"empirical arm shares (n={te.n}). Pass: (lower - RCT)/SE <= 2 for Gamma in {{2, 4}}. "
                                "Weak by nature (real data, unknown truth): it catches an anti-conservative lower "
                                "bound, not a missing Gamma (the Gamma = 1 DR value is itself within 1 SE).")
+
+
+# ---------------------------------------------------------------------------------------------------------- claims
+from validation.claims import ClaimResult, Effect, claim, paired_effect  # noqa: E402
+
+#: the paper's synthetic table (spec section 4): mean regret vs uniform over 10 seeds at Gamma* = 6
+PAPER_REGRET_G6 = {"efficient + sharp": -0.89, "DR": -0.18, "Kallus & Zhou": -0.40}
+
+
+def _paper_value(P, Yp):
+    """True value (mean loss) of the policy matrix P on the noise-free potential outcomes Yp."""
+    return float(np.mean(np.sum(P * Yp, axis=1)))
+
+
+def _regret_claim(profile, rng, variant="method", reps=None):
+    """Regret (vs uniform, loss units, lower is better) of the sharp learner and the DR learner on the paper's DGP.
+
+    ``variant="method"`` runs the sharp learner at the data's Gamma; ``"no_robustness"`` (broken) runs it at
+    Gamma = 1, where its efficient score is exactly the DR score (A2), so it cannot beat DR."""
+    from iclr26sci.causal import (SharpPolicyLearner, SoftmaxLinearPolicy, cross_fit_nuisances, score_matrix,
+                                  simulate_paper_dgp)
+
+    gamma = 6.0
+    n = 5000                                     # the paper's n_train (its policy split is 2500)
+    reps = reps or profile.pick(40, 100)
+    test, truth = simulate_paper_dgp(profile.pick(20000, 100000), gamma_data=gamma, rng=int(rng.integers(2**31 - 1)))
+    Yp = truth["Y_potential"]
+    v_uniform = _paper_value(np.full_like(Yp, 0.5), Yp)
+    g_learner = gamma if variant == "method" else 1.0
+    out = {"sharp": [], "dr": [], "oracle": []}
+    for _ in range(reps):
+        seed = int(rng.integers(2**31 - 1))
+        data, tr = simulate_paper_dgp(n, gamma_data=gamma, rng=seed)
+        sharp = SharpPolicyLearner(gamma=g_learner, policy_class="logistic", cv=2, rng=seed,
+                                   estimator="efficient" if variant == "method" else "dr").fit(data)
+        dr = SharpPolicyLearner(gamma=1.0, policy_class="logistic", cv=2, estimator="dr", rng=seed).fit(data)
+        # positive control: the DR learner with the hidden confounder revealed to its nuisances (unconfounded)
+        Xu = np.column_stack([data.X, tr["U"]])
+        nuis = cross_fit_nuisances(Xu, data.A, data.Y, 2, [0.5], cv=2, rng=seed)
+        orc = SoftmaxLinearPolicy(rng=seed).fit(data.X, score_matrix(nuis, data.Y, data.A, 1.0, "upper", "dr"))
+        for k, pol in (("sharp", sharp), ("dr", dr), ("oracle", orc)):
+            out[k].append(_paper_value(pol.predict_proba(test.X), Yp) - v_uniform)
+    r = {k: np.asarray(v) for k, v in out.items()}
+    paper_gap = PAPER_REGRET_G6["DR"] - PAPER_REGRET_G6["efficient + sharp"]
+    eff = paired_effect(r["dr"], r["sharp"], min_effect=paper_gap / 2,
+                        what="regret(DR) - regret(sharp learner), loss units")
+    con = paired_effect(r["dr"], r["oracle"], min_effect=paper_gap,
+                        what="regret(DR) - regret(DR with the confounder revealed)")
+    rows = [{"learner": name, "mean regret vs uniform": float(v.mean()), "SE": float(v.std(ddof=1) / np.sqrt(v.size)),
+             "share of reps at the oracle policy (regret < -1.2)": float(np.mean(v < -1.2)),
+             "paper (Gamma*=6)": paper}
+            for name, v, paper in (("sharp, efficient score, Gamma=6" if variant == "method" else
+                                    "broken: sharp learner at Gamma=1", r["sharp"], PAPER_REGRET_G6["efficient + sharp"]),
+                                   ("DR (unconfounded)", r["dr"], PAPER_REGRET_G6["DR"]),
+                                   ("control: DR with U revealed", r["oracle"], ""))]
+    return ClaimResult(effect=eff, control=con, table=rows,
+                       details=f"The official repository's DGP at Gamma_data = {gamma:g} (binary hidden U), n = {n}, "
+                               f"{reps} paired replicates; logistic policies, 2-fold cross-fitting, default nuisances. "
+                               f"Regret = V(pi-hat) - V(uniform) on {test.n} noise-free test units (oracle -1.41). "
+                               "The sharp learner is bimodal: it either finds the oracle threshold or stays near "
+                               "uniform; DR is pulled towards the arm confounded with low losses and is worse than "
+                               "uniform play. Smallest effect of interest: half the paper's gap "
+                               f"({paper_gap:.2f}).",
+                       extra={"regrets": {k: v.tolist() for k, v in r.items()}})
+
+
+@claim(method="causal", name="c1_sharp_learner_beats_dr_regret",
+       claim="Under unobserved confounding, the policy learned on the efficient sharp bound has lower true regret "
+             "than the standard (unconfounded) doubly robust learner",
+       paper=PAPER, paper_setting="synthetic table, Gamma* = 6, regret vs uniform (mean of 10 seeds)",
+       paper_number="efficient + sharp -0.89 vs DR -0.18 (gap 0.71)",
+       regime="the repository's DGP hides a binary confounder U that multiplies the treatment odds by Gamma = 6 and "
+              "shifts the loss by 2(1 + 0.5x), so the DR learner's value estimate favours the arm confounded with "
+              "low losses, while the sharp bound charges each arm its worst case under MSM(6)",
+       control="an oracle: the same DR learner with the hidden confounder U revealed to its nuisance models (the "
+               "confounding removed), against the DR learner without it",
+       test="one-sided paired t over replicates, alpha 0.05", budget=60)
+def c1_sharp_learner_beats_dr_regret(profile, rng):
+    return _regret_claim(profile, rng)
+
+
+def _coverage_claim(profile, rng, variant="method", reps=None):
+    """Coverage of the 95% interval of the sharp upper bound V^+ of a fixed policy on V1 (benign law, Gamma = 3).
+
+    ``variant="method"``: the one-step (efficient) estimate with its influence-function SE; ``"plugin"`` (broken):
+    the plug-in estimate with its own SE. The control plants a bias of ``delta`` in the masked-mean regressions
+    (the nuisances the one-step correction protects against) and compares the one-step with the plug-in."""
+    from scipy.stats import beta as beta_dist, binomtest
+
+    from iclr26sci.causal import cross_fit_nuisances, efficient_scores, plugin_scores, quantile_level, simulate_v1, \
+        v1_true_value
+
+    gamma, n, alpha, margin, delta = 3.0, 2000, 0.05, 0.90, 0.3
+    reps = reps or profile.pick(600, 1200)   # true coverage ~0.94 (A4): 600 reps give P(bound > 0.90) ~ 0.99
+    w = np.array([0.3, 0.7])
+    truth = v1_true_value(lambda X: np.tile(w, (len(X), 1)), gamma)
+    lv = quantile_level(gamma, "upper")
+
+    def covers(G):
+        psi = G @ w
+        return abs(psi.mean() - truth) <= 1.96 * psi.std(ddof=1) / np.sqrt(psi.size)
+
+    cov, cov_b, cov_pb = [], [], []
+    for _ in range(reps):
+        seed = int(rng.integers(2**31 - 1))
+        data, _ = simulate_v1(n, gamma, law="benign", rng=seed)
+        nuis = cross_fit_nuisances(data.X, data.A, data.Y, 2, [lv], cv=2, rng=seed)
+        q, nl, nu = nuis.get(lv)
+        if variant == "method":
+            cov.append(covers(efficient_scores(data.Y, data.A, nuis.e, q, nl, nu, gamma, "upper")))
+        else:
+            cov.append(covers(plugin_scores(nuis.e, q, nl, nu, gamma, "upper")))
+        # control: planted bias in the upper masked mean
+        cov_b.append(covers(efficient_scores(data.Y, data.A, nuis.e, q, nl, nu + delta, gamma, "upper")))
+        cov_pb.append(covers(plugin_scores(nuis.e, q, nl, nu + delta, gamma, "upper")))
+    cov, cov_b, cov_pb = (np.asarray(v, dtype=float) for v in (cov, cov_b, cov_pb))
+    k = int(cov.sum())
+    # exact binomial test of coverage > margin and the Clopper-Pearson interval at the test's level
+    p = float(binomtest(k, reps, margin, alternative="greater").pvalue)
+    lo = float(beta_dist.ppf(alpha, k, reps - k + 1)) if k > 0 else 0.0
+    hi = float(beta_dist.ppf(1 - alpha, k + 1, reps - k)) if k < reps else 1.0
+    eff = Effect(estimate=cov.mean() - margin, se=np.sqrt(0.95 * 0.05 / reps), min_effect=0.95 - margin,
+                 ci=(lo - margin, hi - margin), p_value=p, n=reps,
+                 what=f"coverage of the 95% CI minus the margin {margin} (exact binomial)")
+    con = paired_effect(cov_b, cov_pb, min_effect=0.5,
+                        what=f"coverage(one-step) - coverage(plug-in), masked-mean bias {delta} planted")
+    rows = [{"estimator": "one-step (efficient) + IF SE" if variant == "method" else "broken: plug-in + its SE",
+             "nuisances": "cross-fitted", "coverage": float(cov.mean()), "reps": reps},
+            {"estimator": "one-step (efficient) + IF SE", "nuisances": f"masked mean + {delta} (control)",
+             "coverage": float(cov_b.mean()), "reps": reps},
+            {"estimator": "plug-in + its SE", "nuisances": f"masked mean + {delta} (control)",
+             "coverage": float(cov_pb.mean()), "reps": reps}]
+    return ClaimResult(effect=eff, control=con, table=rows,
+                       details=f"V1 benign law (closed-form V^+ = {truth:.4f}), Gamma = {gamma:g}, pi(1|x) = 0.7, "
+                               f"n = {n}, 2-fold cross-fitting with the default basis nuisances, {reps} replicates. "
+                               f"Non-inferiority: coverage must exceed {margin} (the nominal 0.95 less 0.05; A4 "
+                               "measures ~0.93-0.94 at n <= 4000 because of the quantile's second-order remainder). "
+                               "Power is computed at the SE of a nominal 0.95 coverage. Control: the same fits with "
+                               f"a bias of {delta} planted in the upper masked-mean regression; orthogonality keeps "
+                               "the one-step interval's coverage while the plug-in's collapses.")
+
+
+@claim(method="causal", name="c2_efficient_ci_coverage",
+       claim="The efficient one-step estimator of the sharp bound is orthogonal and gives valid confidence "
+             "intervals: its 95% interval covers the sharp bound V^+",
+       paper=PAPER, paper_setting="Thm 4.3 (efficiency, EIF-based inference); no coverage table in the paper",
+       paper_number="nominal 95% coverage (theory); our margin: coverage >= 0.90",
+       regime="nuisances are fitted by flexible cross-fitted regressions at n = 2000, so their first-order errors "
+              "are present and only the one-step correction removes them from the estimate and its SE",
+       control="a planted defect the method is meant to fix: a bias of 0.3 added to the upper masked-mean "
+               "regression; coverage of the one-step interval against the plug-in's on the same fits",
+       test="one-sided exact binomial test of coverage > 0.90, alpha 0.05 (control: one-sided paired t)",
+       budget=90)
+def c2_efficient_ci_coverage(profile, rng):
+    return _coverage_claim(profile, rng)

@@ -667,3 +667,85 @@ def a12_zero_sum_crosscheck(profile, rng):
                                "comes from solve_equilibrium (interior point or LP) and its gap is recomputed. "
                                "Distance to the NE is reported only (hardness (i): it need not vanish). Fails if "
                                "the exact solver returns a non-equilibrium, or if the noise grows too fast.")
+
+
+# ----------------------------------------------------------------------------- claims
+from validation.claims import ClaimResult, claim, slope_effect  # noqa: E402
+
+
+def _gap_by_game(rng, ns, n_games, runs, sigma_fn, rounds=60):
+    """Private-values dense ER(0.5) games: for every N, ``n_games`` games with ``runs`` DP-DARP runs each.
+
+    Returns one row per (N, game): the mean over runs of the max Nash gap, uniform play's max gap and epsilon
+    (delta = 1e-5, one observed channel). ``sigma_fn(n)`` gives the noise scale (0 for the noiseless dynamics)."""
+    rows = []
+    for n in ns:
+        sigma = float(sigma_fn(n))
+        eps = dp_accounting(rounds=rounds, observed_channels=1, noise_scale=sigma, delta=1e-5).epsilon \
+            if sigma > 0 else float("inf")
+        for k in range(n_games):
+            g = _private_values(PolymatrixGame.random(n, 3, graph="erdos_renyi", p=0.5, payoffs="uniform", rng=rng),
+                                rng)
+            out = darp_dynamics(g, rounds=rounds, step_size=1.0, lam=regularization(g.degree, 2.0), sigma=sigma,
+                                replicates=runs, track=False, rng=rng)
+            xs = out["x"]
+            mx = g._gap(xs, g._grad(xs)).max(axis=1)
+            rows.append({"N": n, "game": k, "runs": runs, "max gap (mean over runs)": float(mx.mean()),
+                         "uniform max gap": float(g.nash_gap(g.uniform_strategy()).max()), "sigma": sigma,
+                         "epsilon": eps})
+    return rows
+
+
+#: the schedules the claim can run: the reconstruction's sigma = 0.5 N^(1/4), and a broken one whose noise grows
+#: faster than degree averaging removes it
+_SIGMA = {"method": lambda n: 0.5 * n ** 0.25, "noise_outgrows_averaging": lambda n: 0.5 * n ** 0.75}
+
+
+def _gap_claim(profile, rng, variant="method", n_games=None, runs=None):
+    ns = profile.pick((64, 128, 256, 512, 1024), (64, 128, 256, 512, 1024, 2048))
+    n_games = n_games or profile.pick(3, 6)
+    runs = runs or 2
+    rows = _gap_by_game(rng, ns, n_games, runs, _SIGMA[variant])
+    ctrl = _gap_by_game(rng, ns, n_games, 1, lambda n: 0.0)
+    for r in rows:
+        r["arm"] = f"DP-DARP ({variant})"
+    for r in ctrl:
+        r["arm"] = "control: noiseless (sigma = 0)"
+    eff = slope_effect([r["N"] for r in rows], [r["max gap (mean over runs)"] for r in rows], min_effect=0.2,
+                       direction="less", what="log-log slope of the private max Nash gap in N")
+    con = slope_effect([r["N"] for r in ctrl], [r["max gap (mean over runs)"] for r in ctrl], min_effect=0.2,
+                       direction="less", what="log-log slope of the noiseless max gap in N (planted ~ -1/3)")
+    eps = [next(r["epsilon"] for r in rows if r["N"] == n) for n in ns]
+    uni = slope_effect([r["N"] for r in rows], [r["uniform max gap"] for r in rows], min_effect=0.2)
+    summary = [{"N": n, "private max gap": float(np.mean([r["max gap (mean over runs)"] for r in rows if r["N"] == n])),
+                "noiseless max gap": float(np.mean([r["max gap (mean over runs)"] for r in ctrl if r["N"] == n])),
+                "uniform max gap": float(np.mean([r["uniform max gap"] for r in rows if r["N"] == n])),
+                "epsilon (delta 1e-5, 1 channel)": e} for n, e in zip(ns, eps)]
+    summary.append({"N": "design", "private max gap": f"uniform play's slope {uni.estimate:+.3f} (SE {uni.se:.3f}): "
+                    "the game keeps uniform play far from equilibrium",
+                    "epsilon (delta 1e-5, 1 channel)": "falls at every step" if all(
+                        a > b for a, b in zip(eps, eps[1:])) else "does NOT fall at every step"})
+    return ClaimResult(effect=eff, control=con, table=summary,
+                       details=f"Dense ER(0.5), A=3, private values (uniform play's gap stays ~0.3), T=60, eta=1, "
+                               f"lambda = 2 d^(-1/3), sigma = {'0.5 N^(1/4)' if variant == 'method' else '0.5 N^(3/4) (broken)'}; "
+                               f"{n_games} games per N x {runs} runs; the effect is the OLS slope of log(max gap) on "
+                               f"log N over the {len(rows)} (N, game) points (t with n-2 df). Control: the same games "
+                               "without noise, whose regularised equilibrium has gap <= lambda log A with "
+                               "lambda ~ d^(-1/3): a planted fall with N that the slope must detect.",
+                       extra={"rows": rows + ctrl})
+
+
+@claim(method="games", name="c1_private_gap_falls_with_n",
+       claim="In dense graphs the differentially private equilibrium's Nash gap vanishes as N grows, while epsilon "
+             "falls too", paper=PAPER, paper_setting="dense graphs, N up to 2^15, adversary on O(1) channels",
+       paper_number="qualitative: gap and epsilon both -> 0 with N (no numeric table retrieved); "
+                    "our smallest effect of interest: log-log slope <= -0.2",
+       regime="ER(0.5) graphs give every player d ~ N/2 neighbours, so its payoff estimate averages N/2 noisy "
+              "messages and the per-player noise sigma/sqrt(d) ~ N^(-1/4) falls even as sigma = 0.5 N^(1/4) grows "
+              "to make epsilon fall; private values keep uniform play's gap near 0.3 at every N, so a falling gap "
+              "is the algorithm's doing, not the game's",
+       control="planted dependence on N: the same games without noise (sigma = 0), whose regularised equilibrium "
+               "gap is bounded by lambda log A with lambda = 2 d^(-1/3), a planted fall of about N^(-1/3)",
+       test="one-sided t on the OLS log-log slope (n-2 df), alpha 0.05", budget=30)
+def c1_private_gap_falls_with_n(profile, rng):
+    return _gap_claim(profile, rng)
