@@ -279,7 +279,11 @@ def rs_advantage(rewards, group_ids=None, *, beta: float = 2.0):
     # (None) anything unusual, which then takes the reference path below
     from . import _rs_fast
 
-    if R.ndim == 2 and group_ids is None:
+    with np.errstate(over="ignore"):     # |beta| * 2 max|r| bounds every group's beta * spread: if it is not
+        safe = R.size == 0 or bool(np.isfinite(abs(beta) * 2.0 * np.abs(R).max()))   # finite, take the checked path
+    if not safe:
+        fast = None
+    elif R.ndim == 2 and group_ids is None:
         fast = _rs_fast.rows(R, beta)
     else:
         fast = _rs_fast.flat(R, group_ids, beta) if R.ndim == 1 else None
