@@ -79,7 +79,11 @@ def _variant(variant, allowed):
         def rows(r, betas):          # the bandit's vectorised-over-beta path, through the broken kernel
             return np.stack([broken(r[i], None, float(b)) for i, b in enumerate(betas)])
 
-        with mock.patch(f"{RG}._rs_kernel", broken), mock.patch(f"{RG}._rs_rows", rows):
+        # the fast paths decline, so every advantage goes through the (broken) reference kernel; without a
+        # variant the checks run the fast paths that users get (equal to the reference kernel to 1e-12, tested)
+        with mock.patch(f"{RG}._rs_kernel", broken), mock.patch(f"{RG}._rs_rows", rows), \
+                mock.patch("iclr26sci.rl._rs_fast.rows", lambda *a, **k: None), \
+                mock.patch("iclr26sci.rl._rs_fast.flat", lambda *a, **k: None):
             yield
     else:
         yield
