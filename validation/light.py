@@ -278,9 +278,11 @@ def l4_ddim_mechanics(profile, rng):
         x = torch.randn(3, 12, 5, generator=g, dtype=torch.float64)
         xh = torch.randn(3, 12, 5, generator=g, dtype=torch.float64)
         lv = torch.randint(-1, K, (3, 12), generator=g)
-        nx = torch.where(torch.rand(3, 12, generator=g) < 0.5, lv, torch.randint(-1, K, (3, 12), generator=g))
+        # next level: the same (the token is frozen) or any lower one (ddim_step refuses a step to more noise)
+        nx = torch.where(torch.rand(3, 12, generator=g) < 0.5, lv,
+                         torch.minimum(torch.randint(-1, K, (3, 12), generator=g), lv))
         y = ddim_step(sch, x, xh, lv, nx)
-        keep = (nx >= lv) | (lv < 0)
+        keep = (nx == lv) | (lv < 0)
         frozen = max(frozen, float((y[keep] - x[keep]).abs().max()) if keep.any() else 0.0)
         # diffusion-forcing pyramid: token i starts d_i steps late; with the true x0 each token stays on q_sample
         x0 = torch.randn(2, 8, 4, generator=g, dtype=torch.float64)

@@ -136,7 +136,7 @@ def _draw(fm, labels, rng, steps, solver, guidance):
     from iclr26sci.nn._pretrained_flow import _sample
 
     seed = int(rng.integers(0, 2 ** 31 - 1))
-    return np.clip(_sample(fm, labels, steps=steps, solver=solver, guidance=guidance, seed=seed), 0.0, 1.0)
+    return np.clip(_sample(fm, labels, steps=steps, solver=solver, guidance=guidance, rng=seed), 0.0, 1.0)
 
 
 @check(method="nn", paper=PAPER, budget=240,
