@@ -1,10 +1,14 @@
 import os
+import sys
 
 import matplotlib
 import pytest
 from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
+# the bad-input sweep harness (tests/bad_input_sweep.py) is imported by the case files, also when
+# --doctest-modules collects them
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MUJOCO_GL", "osmesa")  # headless rendering, before any test imports mujoco

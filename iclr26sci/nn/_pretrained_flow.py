@@ -238,6 +238,10 @@ def fashion_flow(rng=0, *, train=None, test=None, n_train=None, epochs=None, cla
     evaluate = check_bool(evaluate, "evaluate")
     check_bool(rebuild, "rebuild")
     check_bool(progress, "progress")
+    if device is not None:                   # checked before the cache is read: a cache hit must not hide it
+        from ._train import _check_device
+
+        _check_device(device)
     if train is not None:
         train = _check_imageset(train, "train", (1, 28, 28), 10)
     if test is not None:
@@ -391,6 +395,10 @@ def digits_flow(rng=0, *, epochs=None, evaluate=True, rebuild=False, progress=Tr
     evaluate = check_bool(evaluate, "evaluate")
     check_bool(rebuild, "rebuild")
     check_bool(progress, "progress")
+    if device is not None:                   # checked before the cache is read: a cache hit must not hide it
+        from ._train import _check_device
+
+        _check_device(device)
     settings["data"] = "sklearn.datasets.load_digits / 16"
     if evaluate:
         settings["eval"] = dict(DIGITS_EVAL)
