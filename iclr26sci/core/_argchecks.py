@@ -1,6 +1,7 @@
 """Argument checks shared by the method packages: lists of texts, seeds, torch device names, optional counts.
 
-No heavy import: the device check here is syntactic (the method packages check availability with torch).
+No heavy import at module level: :func:`check_device_name` is syntactic (no torch); :func:`check_device`
+imports torch only when called and asks it whether the device can be used on this machine.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from iclr26sci.core import InputError, as_generator
 
-__all__ = ["check_texts", "check_rng", "check_device_name", "check_int_or_none", "is_real"]
+__all__ = ["check_texts", "check_rng", "check_device_name", "check_device", "check_int_or_none", "is_real"]
 
 _DEVICE = re.compile(r"^(cpu|cuda|mps|xpu|meta|hip|hpu|ipu|mtia|privateuseone)(:\d+)?$")
 
@@ -58,6 +59,28 @@ def check_device_name(device, name="device", allow_none=True):
     if not isinstance(device, str) or not _DEVICE.match(device):
         raise InputError(name, f"got {device!r}", "a torch device such as 'cpu', 'cuda' or 'cuda:0'")
     return device
+
+
+def check_device(device, name="device", allow_none=True):
+    """The torch device named by ``device``, refused before any work unless torch can allocate on it here.
+
+    ``None`` means the CPU when ``allow_none`` (and is refused otherwise). One implementation for every
+    sub-package that runs torch (nn, rl, scene3d, agents, distill, closedloop).
+    """
+    import torch
+
+    if device is None and allow_none:
+        return torch.device("cpu")
+    if not isinstance(device, (str, torch.device)):
+        expected = "None or a torch device name" if allow_none else "a torch device name"
+        raise InputError(name, f"got {type(device).__name__}", f"{expected} such as 'cpu' or 'cuda'")
+    try:
+        dev = torch.device(device)
+        torch.empty(0, device=dev)
+    except (RuntimeError, AssertionError, ValueError, TypeError) as exc:
+        raise InputError(name, f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
+                         "an available torch device such as 'cpu'") from None
+    return dev
 
 
 def check_int_or_none(value, name, minimum=0):

@@ -1,18 +1,7 @@
-"""Argument checks of the distill package (shared ones live in :mod:`iclr26sci.core._argchecks`)."""
+"""Argument checks of the distill package: the shared ones of :mod:`iclr26sci.core._argchecks`, re-exported."""
 from __future__ import annotations
 
-from iclr26sci.core import InputError
-from iclr26sci.core._argchecks import check_device_name, check_int_or_none, check_rng, check_texts, is_real
+from iclr26sci.core._argchecks import (check_device, check_device_name, check_int_or_none, check_rng, check_texts,
+                                       is_real)
 
 __all__ = ["check_texts", "check_rng", "check_device_name", "check_device", "check_int_or_none", "is_real"]
-
-
-def check_device(device, name="device"):
-    """The torch device, refused before any work when torch cannot use it on this machine."""
-    check_device_name(device, name)
-    from iclr26sci.nn._train import _check_device
-
-    try:
-        return _check_device(device)
-    except InputError as exc:
-        raise InputError(name, exc.problem, exc.expected) from None

@@ -13,6 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from iclr26sci.core import InputError
+from iclr26sci.core._argchecks import check_device as _core_check_device
 
 __all__: list = []  # private helpers, shared by nn and the method layers
 
@@ -28,19 +29,7 @@ def check_module(model, name: str = "model"):
 
 def check_device(device, name: str = "device"):
     """The torch device named by ``device`` (None: the CPU), refused when torch cannot use it on this machine."""
-    import torch
-
-    if device is None:
-        return torch.device("cpu")
-    if not isinstance(device, (str, torch.device)):
-        raise InputError(name, f"got {type(device).__name__}", "None or a torch device name such as 'cpu' or 'cuda'")
-    try:
-        dev = torch.device(device)
-        torch.empty(0, device=dev)
-    except (RuntimeError, AssertionError, ValueError, TypeError) as exc:
-        raise InputError(name, f"got {device!r}, which torch cannot use here ({str(exc).splitlines()[0][:80]})",
-                         "an available torch device such as 'cpu'") from None
-    return dev
+    return _core_check_device(device, name, allow_none=True)
 
 
 def first_layer(model):
