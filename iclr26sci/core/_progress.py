@@ -1,11 +1,14 @@
-"""tqdm progress bars that stay silent off a terminal and under CI.
+"""tqdm progress bars (``tqdm.auto``: widgets in Jupyter, text on a terminal) that stay silent under CI.
 
 :func:`progress` is what the library wraps around every loop that can take
 more than a few seconds (cross-fitting folds, meta-training steps,
-replicates, validation checks). It is silent unless a person is watching:
+replicates, validation checks, first-use training of a cached model). It
+shows a bar when a person is watching:
 
-* off a terminal (stderr redirected to a file or a pipe, a notebook kernel
-  without a tty, a dask or process-pool worker) nothing is printed;
+* at a terminal (stderr is a tty), or in a Jupyter / IPython kernel (a
+  notebook, JupyterLab, VS Code), where ``tqdm.auto`` draws a widget;
+* off a terminal and outside a notebook (stderr redirected to a file or a
+  pipe, a dask or process-pool worker) nothing is printed;
 * when the environment variable ``CI`` is set (GitHub Actions, GitLab and
   most CI services set it) or ``ICLR26SCI_NO_PROGRESS`` is set, nothing is
   printed either;
@@ -24,8 +27,21 @@ from typing import Iterable
 __all__ = ["progress", "progress_enabled"]
 
 
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (the IPython shell of ``ipykernel``), without importing IPython."""
+    ipy = sys.modules.get("IPython")
+    if ipy is None or "ipykernel" not in sys.modules:
+        return False
+    try:
+        shell = ipy.get_ipython()
+    except Exception:  # noqa: BLE001 - any failure to ask means: not a notebook we can draw in
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
 def progress_enabled() -> bool:
-    """True when stderr is a terminal and neither ``CI`` nor ``ICLR26SCI_NO_PROGRESS`` is set.
+    """True when a person is watching: stderr is a terminal or this is a Jupyter kernel, and neither ``CI`` nor
+    ``ICLR26SCI_NO_PROGRESS`` is set.
 
     Examples
     --------
@@ -37,6 +53,8 @@ def progress_enabled() -> bool:
     """
     if os.environ.get("CI") or os.environ.get("ICLR26SCI_NO_PROGRESS"):
         return False
+    if _in_notebook():
+        return True
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
