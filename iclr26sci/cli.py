@@ -31,8 +31,11 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
 
 def _parser() -> argparse.ArgumentParser:
     methods = _method_keys()
+    from iclr26sci import __version__
+
     p = argparse.ArgumentParser(prog="iclr26sci", description="ICLR 2026 methods as validated scientific tools",
                                 formatter_class=_Formatter)
+    p.add_argument("--version", action="version", version=f"iclr26sci {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="{validate,list,data}")
     v = sub.add_parser(
         "validate", help="run the validation checks and write the report", formatter_class=_Formatter,
@@ -72,7 +75,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="threads for torch, BLAS/OpenMP (threadpoolctl) and workers (OMP_NUM_THREADS etc.); "
                         "default: leave the environment's setting")
     v.add_argument("--out", default="reports/validation", help="output folder")
-    sub.add_parser("list", help="list methods and their checks", formatter_class=_Formatter)
+    ls = sub.add_parser("list", help="list methods and their checks (read from the source: nothing is imported)",
+                        formatter_class=_Formatter,
+                        description="List each method's validation checks, with [claim] and [slow] tags.",
+                        epilog="examples:\n  iclr26sci list\n  iclr26sci list causal kernels\n"
+                               "  iclr26sci list --claims")
+    ls.add_argument("methods", nargs="*", metavar="METHOD",
+                    help="only these methods (or METHOD.CHECK keys); default: all")
+    ls.add_argument("--claims", action="store_true", help="only the claim checks")
     d = sub.add_parser("data", help="data adapters", formatter_class=_Formatter)
     d.add_argument("action", choices=["list"], help="what to do")
     return p
@@ -83,15 +93,7 @@ def main(argv=None) -> int:
     if args.command == "validate":
         return _validate(args)
     if args.command == "list":
-        from validation.registry import METHODS, load_checks
-
-        specs = load_checks(None)
-        for m, (_, title) in METHODS.items():
-            mine = [s for s in specs if s.method == m]
-            print(f"{m}  ({len(mine)} checks)  {title}")
-            for s in mine:
-                print(f"    {s.name}{s.tags} (budget {s.budget:g} s): {s.guarantee}")
-        return 0
+        return _list(args)
     if args.command == "data":
         from data_adapters import ADAPTERS
 
@@ -99,6 +101,36 @@ def main(argv=None) -> int:
             print(f"load_{name}  -> {info.returns}\n    {info.description}  [{info.source}]")
         return 0
     return 2  # pragma: no cover
+
+
+def _list(args) -> int:
+    from validation.registry import METHODS
+    from validation.static_index import static_checks
+
+    bad = [m for m in args.methods if m.split(".", 1)[0] not in METHODS]
+    if bad:
+        print(f"error: unknown method(s) {bad}; choose from {list(METHODS)}", file=sys.stderr)
+        return 2
+    whole = {m for m in args.methods if "." not in m}
+    single = {m for m in args.methods if "." in m}
+    specs = [c for c in static_checks() if not args.methods or c.method in whole or c.key in single]
+    if args.claims:
+        specs = [c for c in specs if c.kind == "claim"]
+    missing = sorted(single - {c.key for c in specs})
+    if missing:
+        print(f"error: no check named {missing} (see `iclr26sci list`)", file=sys.stderr)
+        return 2
+    for m, (_, title) in METHODS.items():
+        mine = [c for c in specs if c.method == m]
+        if args.methods and not mine:
+            continue
+        if args.claims and not mine:
+            continue
+        print(f"{m}  ({len(mine)} {'claims' if args.claims else 'checks'})  {title}")
+        for c in mine:
+            budget = f"budget {c.budget:g} s" if c.budget == c.budget else "budget ?"
+            print(f"    {c.name}{c.tags} ({budget}): {c.text}")
+    return 0
 
 
 def _validate(args) -> int:
