@@ -2,7 +2,12 @@
 
 Every random function in iclr26sci takes one ``rng`` keyword that may be
 ``None``, an ``int``, a :class:`numpy.random.SeedSequence`, a
-:class:`numpy.random.BitGenerator` or a :class:`numpy.random.Generator`.
+:class:`numpy.random.BitGenerator`, a :class:`numpy.random.Generator`, or a
+legacy :class:`numpy.random.RandomState` (as scikit-learn's ``random_state``
+takes). The default policy: ``None`` draws fresh OS entropy (not
+reproducible), an ``int`` is reproducible, and a ``Generator`` or
+``RandomState`` is used (and advanced) in place, so a script that threads one
+generator through its calls is reproducible from its first seed.
 Independent replicates get children of :meth:`SeedSequence.spawn`, so a
 result never depends on how the replicates are scheduled.
 """
@@ -29,7 +34,7 @@ def seed_sequence(rng: RngLike = None) -> np.random.SeedSequence:
 
     Parameters
     ----------
-    rng : None, int, SeedSequence, BitGenerator or Generator
+    rng : None, int, SeedSequence, BitGenerator, Generator or RandomState
         The seed. ``None`` draws fresh OS entropy (not reproducible); a
         non-negative ``int`` gives the same sequence every time.
 
@@ -50,6 +55,10 @@ def seed_sequence(rng: RngLike = None) -> np.random.SeedSequence:
         if int(rng) < 0:
             raise InputError("rng", f"got the negative integer {int(rng)}", "a non-negative integer seed")
         return np.random.SeedSequence(int(rng))
+    if isinstance(rng, np.random.RandomState):
+        # a legacy generator (scikit-learn's random_state): draw the entropy from it, which advances it, so
+        # the result is reproducible given its state, as with a Generator that has no seed sequence
+        return np.random.SeedSequence(rng.randint(0, 2**32, size=4, dtype=np.uint64).tolist())
     if isinstance(rng, np.random.Generator):
         rng = rng.bit_generator
     if isinstance(rng, np.random.BitGenerator):
@@ -63,7 +72,7 @@ def seed_sequence(rng: RngLike = None) -> np.random.SeedSequence:
     raise InputError(
         "rng",
         f"got an object of type {type(rng).__name__}",
-        "None, a non-negative int, a numpy SeedSequence, BitGenerator or Generator",
+        "None, a non-negative int, a numpy SeedSequence, BitGenerator, Generator or RandomState",
     )
 
 
@@ -87,16 +96,17 @@ def check_rng(rng: RngLike, name: str = "rng") -> RngLike:
     >>> check_rng("x")
     Traceback (most recent call last):
     ...
-    iclr26sci.core._errors.InputError: invalid argument `rng`: got an object of type str; expected None, a non-negative int, a numpy SeedSequence, BitGenerator or Generator
+    iclr26sci.core._errors.InputError: invalid argument `rng`: got an object of type str; expected None, a non-negative int, a numpy SeedSequence, BitGenerator, Generator or RandomState
     """
-    if rng is None or isinstance(rng, (np.random.SeedSequence, np.random.Generator, np.random.BitGenerator)):
+    if rng is None or isinstance(rng, (np.random.SeedSequence, np.random.Generator, np.random.BitGenerator,
+                                       np.random.RandomState)):
         return rng
     if isinstance(rng, (Integral, np.integer)) and not isinstance(rng, (bool, np.bool_)):
         if int(rng) < 0:
             raise InputError(name, f"got the negative integer {int(rng)}", "a non-negative integer seed")
         return rng
     raise InputError(name, f"got an object of type {type(rng).__name__}",
-                     "None, a non-negative int, a numpy SeedSequence, BitGenerator or Generator")
+                     "None, a non-negative int, a numpy SeedSequence, BitGenerator, Generator or RandomState")
 
 
 def as_generator(rng: RngLike = None) -> np.random.Generator:
@@ -107,7 +117,7 @@ def as_generator(rng: RngLike = None) -> np.random.Generator:
 
     Parameters
     ----------
-    rng : None, int, SeedSequence, BitGenerator or Generator
+    rng : None, int, SeedSequence, BitGenerator, Generator or RandomState
         The seed or generator to use (see :func:`seed_sequence`).
 
     Examples
@@ -131,7 +141,7 @@ def spawn(rng: RngLike, n: int) -> list[np.random.SeedSequence]:
 
     Parameters
     ----------
-    rng : None, int, SeedSequence, BitGenerator or Generator
+    rng : None, int, SeedSequence, BitGenerator, Generator or RandomState
         The parent seed.
     n : int >= 0
         How many independent children (one per replicate) to make.
@@ -155,7 +165,7 @@ def torch_generator(rng: RngLike = None, device: str = "cpu"):
 
     Parameters
     ----------
-    rng : None, int, SeedSequence, BitGenerator or Generator
+    rng : None, int, SeedSequence, BitGenerator, Generator or RandomState
         The seed (see :func:`seed_sequence`); a ``Generator`` is advanced.
     device : str, default "cpu"
         Torch device the generator lives on (``"cpu"``, ``"cuda"``, ...); it
