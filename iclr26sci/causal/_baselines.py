@@ -10,7 +10,8 @@ from iclr26sci.core import Estimate, InputError, progress
 from ._msm import ipw_scores
 from ._nuisance import NuisanceModels, cross_fit_nuisances
 from ._policy import SoftmaxLinearPolicy, _PolicyBase, as_policy_matrix
-from ._sharp import _check_common, _coerce_data, _outcome_sign, _seed
+from ._sharp import _check_common, _coerce_data, _fit_data, _outcome_sign, _seed, _tabular
+from iclr26sci.core import ObservationalData
 from ._validate import (check_array, check_bool, check_direction, check_gamma, check_in_range,
                         check_nonneg_int, check_positive_int, check_propensity)
 
@@ -192,8 +193,12 @@ class KallusZhouLearner(_PolicyBase):
         check_in_range(self.l2, "l2", 0.0, None)
         check_bool(self.deterministic, "deterministic")
 
-    def fit(self, data, propensity=None):
-        """Learn the policy on ``data`` (ObservationalData or (X, A, Y)); ``propensity`` (n, K) if known."""
+    def fit(self, X, A=None, Y=None, *, propensity=None):
+        """Learn the policy on ``(X, A, Y)`` (arrays or pandas, as in :meth:`SharpPolicyLearner.fit`), or on
+        ``X`` = ObservationalData or an (X, A, Y) tuple; ``propensity`` (n, K) if known."""
+        data, _ = _fit_data(X, A, Y)
+        if isinstance(data, (tuple, list)) and len(data) == 3 and _tabular(data):
+            data = ObservationalData(*data)
         gamma, cv = _check_common(self.gamma, self.cv)
         sgn = _outcome_sign(self.outcome)
         self._validate_params()

@@ -31,9 +31,57 @@ def _ndim(d) -> int:
         return 1
 
 
+def _is_pandas(x) -> bool:
+    return type(x).__module__.split(".")[0] == "pandas"
+
+
+def _tabular(data) -> bool:
+    """An (X, A, Y) tuple that needs the tabular path: pandas objects, bool features or labelled arms."""
+    X, A, _ = data
+    if any(_is_pandas(d) for d in data):
+        return True
+    try:
+        a, x = np.asarray(A), np.asarray(X)
+    except (ValueError, TypeError):
+        return False
+    return a.dtype.kind in "USb" or (a.dtype == object and any(isinstance(v, str) for v in a.ravel()[:50])) \
+        or x.dtype == bool
+
+
+def _fit_data(X, A, Y):
+    """The training data of ``fit(X, A, Y)`` or ``fit(data)``, and whether the arms were given by label.
+
+    ``fit(data)`` takes ObservationalData or an (X, A, Y) tuple as before; ``fit(X, A, Y)`` takes arrays or
+    pandas objects (DataFrame X with bool columns, string or categorical treatments), as scikit-learn does.
+    """
+    if A is not None and Y is None and np.ndim(A) == 2 and np.shape(A)[1] == 2:
+        # scikit-learn's fit(X, y) with y = [treatment, outcome] (e.g. df[["treat", "y"]]): what
+        # cross_val_score and Pipeline pass through, since they route one target
+        A, Y = (A.iloc[:, 0], A.iloc[:, 1]) if _is_pandas(A) else (np.asarray(A)[:, 0], np.asarray(A)[:, 1])
+        if not _is_pandas(A) and np.asarray(A).dtype == object:
+            try:
+                A, Y = np.asarray(A).astype(float), np.asarray(Y).astype(float)
+            except (TypeError, ValueError):
+                Y = np.asarray(Y).astype(float)
+    if A is None and Y is None:
+        labelled = isinstance(X, (tuple, list)) and len(X) == 3 and _tabular(X) and \
+            np.asarray(X[1] if not _is_pandas(X[1]) else X[1].to_numpy()).dtype.kind not in "iuf"
+        return X, labelled
+    if A is None or Y is None:
+        raise InputError("A" if A is None else "Y", "is missing",
+                         "fit(X, A, Y) with covariates, treatments and outcomes, fit(X, y) with y = [treatment, "
+                         "outcome] as two columns, or fit(data) with ObservationalData or an (X, A, Y) tuple")
+    if isinstance(X, ObservationalData):
+        raise InputError("X", "is ObservationalData while A and Y are given too", "fit(data) or fit(X, A, Y)")
+    a = A.to_numpy() if _is_pandas(A) else np.asarray(A)
+    return (X, A, Y), a.dtype.kind not in "iuf"
+
+
 def _coerce_data(data, min_per_arm: int = 2):
     """(X, A, Y_as_given, K) from ObservationalData or an (X, A, Y) tuple, validated."""
     names = None
+    if isinstance(data, (tuple, list)) and len(data) == 3 and _tabular(data):
+        data = ObservationalData(*data)
     if isinstance(data, ObservationalData):
         X, A, Y = data.X, data.A, data.Y
         K = data.n_arms
@@ -485,29 +533,53 @@ class SharpPolicyLearner(BaseEstimator):
         self.propensity_clip = propensity_clip
         self.rng = rng
 
-    def fit(self, data, propensity=None):
+    def fit(self, X, A=None, Y=None, *, propensity=None):
         """Fit the nuisances, the score matrix and the policy.
 
         Parameters
         ----------
-        data : ObservationalData or tuple (X, A, Y)
-            Training data.
+        X : array (n, d), pandas DataFrame, ObservationalData or tuple (X, A, Y)
+            Covariates (bool columns count as numeric); or the whole training set, with ``A`` and ``Y`` omitted.
+        A : array (n,) or pandas Series, optional
+            Treatment of each unit: integer arms ``0..K-1``, or labels (strings, categories) that are mapped
+            to arms in sorted (or category) order; ``predict`` then returns labels (``classes_``). Or the
+            scikit-learn form ``y`` of shape (n, 2): treatment and outcome as two columns, with ``Y`` omitted
+            (what ``cross_val_score`` and ``Pipeline`` pass).
+        Y : array (n,) or pandas Series, optional
+            Outcome of each unit.
         propensity : array (n, K), optional
             Known propensities (randomised data).
 
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from sklearn.model_selection import cross_val_score
+        >>> from iclr26sci.causal import SharpPolicyLearner, simulate_v1
+        >>> d, _ = simulate_v1(600, gamma=2.0, rng=0)
+        >>> df = pd.DataFrame({"x": d.X[:, 0], "treat": np.where(d.A == 1, "drug", "placebo"), "y": d.Y})
+        >>> m = SharpPolicyLearner(gamma=2.0, cv=2, rng=0).fit(df[["x"]], df["treat"], df["y"])
+        >>> m.classes_.tolist(), m.predict(df[["x"]].iloc[:3]).tolist()
+        (['drug', 'placebo'], ['placebo', 'placebo', 'drug'])
+        >>> cross_val_score(SharpPolicyLearner(gamma=2.0, cv=2, rng=0), df[["x"]], df[["treat", "y"]], cv=3).round(3)
+        array([...])
         """
+        data, labelled = _fit_data(X, A, Y)
         gamma, cv = _check_common(self.gamma, self.cv, self.estimator, self.quantile_term_sign)
         sgn = _outcome_sign(self.outcome)
         deterministic = check_bool(self.deterministic, "deterministic")
         clip = check_clip(self.propensity_clip)
         nm = NuisanceModels.coerce(self.nuisance)
-        X, A, Y, K, _ = _coerce_data(data, min_per_arm=cv)
+        if isinstance(data, (tuple, list)) and len(data) == 3 and _tabular(data):
+            data = ObservationalData(*data)
+        X, A, Y, K, names = _coerce_data(data, min_per_arm=cv)
         propensity = check_propensity(propensity, X.shape[0], K)
         gen = as_generator(self.rng)
         pol = make_policy(self.policy_class, deterministic, self.policy_params, rng=_seed(gen))
+        arm_names = data.arm_names if isinstance(data, ObservationalData) else None
         L = sgn * Y
         self.nuisances_ = cross_fit_nuisances(X, A, L, K, [quantile_level(gamma, "upper")], cv=cv,
                                               nuisance=nm, rng=gen, propensity=propensity,
@@ -517,6 +589,12 @@ class SharpPolicyLearner(BaseEstimator):
         self.policy_ = pol.fit(X, self.scores_)
         self.n_arms_ = K
         self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.arm_names_ = list(arm_names) if arm_names else [str(k) for k in range(K)]
+        self.classes_ = np.asarray(self.arm_names_, dtype=object) if labelled else np.arange(K)
         psi = np.sum(self.predict_proba(X) * self.scores_, axis=1)
         what = "upper bound on the loss" if sgn > 0 else "lower bound on the reward"
         self.value_bound_ = _estimate(sgn * psi, f"in-sample {what} of the learned policy (Gamma={gamma:g})")
@@ -529,10 +607,46 @@ class SharpPolicyLearner(BaseEstimator):
         return self.policy_.predict_proba(X)
 
     def predict(self, X) -> np.ndarray:
-        """Most probable arm at each row of ``X`` (n, d)."""
+        """Most probable arm at each row of ``X`` (n, d): an arm index, or the arm's label when ``fit`` was
+        given labelled treatments (``classes_``)."""
         check_fitted(self, "policy_", "predict")
         X = check_n_features(self, X, "predict")
-        return self.policy_.predict(X)
+        idx = self.policy_.predict(X)
+        classes = getattr(self, "classes_", None)
+        return idx if classes is None or classes.dtype != object else classes[np.asarray(idx, dtype=int)]
+
+    def score(self, X, A=None, Y=None, *, propensity=None) -> float:
+        """Held-out robust value of the learned policy (higher is better), for ``cross_val_score``.
+
+        .. math:: \text{score} = -\hat V^+(\hat\pi) \ \text{(loss)}, \qquad \hat V^-(\hat\pi) \ \text{(reward)}
+
+        the sharp bound at the learner's ``gamma`` estimated on the given data with its own cross-fitted
+        nuisances (:func:`sharp_value_bounds`): the worst case the policy guarantees out of sample.
+        ``cv`` is capped at the smallest arm count of the data (at least 2).
+
+        Parameters
+        ----------
+        X, A, Y, propensity
+            As in :meth:`fit`: held-out data, with treatments labelled as in training.
+
+        Returns
+        -------
+        float
+        """
+        check_fitted(self, "policy_", "score")
+        data, _ = _fit_data(X, A, Y)
+        if isinstance(data, (tuple, list)) and len(data) == 3 and _tabular(data):
+            names = getattr(self, "arm_names_", None) if getattr(self, "classes_", np.arange(1)).dtype == object \
+                else None
+            data = ObservationalData(*data, arm_names=names)
+        Xc, Ac, _, K, _ = _coerce_data(data, min_per_arm=2)
+        if K != self.n_arms_:
+            raise InputError("A", f"has {K} arms", f"the {self.n_arms_} arms seen in fit")
+        cv = int(min(check_cv(self.cv), np.bincount(Ac, minlength=K).min()))
+        vb = sharp_value_bounds(data, self, self.gamma, outcome=self.outcome, cv=max(cv, 2), nuisance=self.nuisance,
+                                estimator="efficient", propensity=propensity,
+                                propensity_clip=self.propensity_clip, rng=_fixed_seed(self.rng))
+        return float(-vb.upper.value) if self.outcome == "loss" else float(vb.lower.value)
 
 
 # ------------------------------------------------------------------------------------------ improvement

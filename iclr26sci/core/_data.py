@@ -8,7 +8,112 @@ import numpy as np
 
 from ._errors import InputError, check_array, check_consistent_length
 
-__all__ = ["ObservationalData"]
+__all__ = ["ObservationalData", "tabular_features", "encode_arms"]
+
+
+def _is_frame(x) -> bool:
+    return type(x).__name__ == "DataFrame" and hasattr(x, "dtypes") and hasattr(x, "columns")
+
+
+def _is_series(x) -> bool:
+    return type(x).__name__ == "Series" and hasattr(x, "dtype") and hasattr(x, "to_numpy")
+
+
+def tabular_features(X, name: str = "X"):
+    """``(array, feature_names)`` from an array, a list of rows or a pandas DataFrame.
+
+    Bool columns count as numeric (0/1). A DataFrame keeps its column names (as strings); an array gives
+    ``None``. A non-numeric column (strings, categories, objects) is refused with the column's name and how
+    to encode it, before any work.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X, names = tabular_features(pd.DataFrame({"age": [30, 41], "smoker": [True, False]}))
+    >>> X, names
+    (array([[30.,  1.],
+           [41.,  0.]]), ['age', 'smoker'])
+    >>> tabular_features(pd.DataFrame({"site": ["a", "b"]}))
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `X`: column 'site' has the non-numeric dtype ...; expected numeric or bool columns: encode categories first, e.g. pandas.get_dummies(X, columns=['site'], dtype=float)
+    """
+    if _is_frame(X):
+        bad = [c for c, dt in X.dtypes.items() if not _numeric_dtype(dt)]
+        if bad:
+            raise InputError(name, f"column {bad[0]!r} has the non-numeric dtype {X.dtypes[bad[0]]}",
+                             "numeric or bool columns: encode categories first, e.g. "
+                             f"pandas.get_dummies({name}, columns={[str(c) for c in bad]!r}, dtype=float)")
+        try:
+            arr = X.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError):
+            raise InputError(name, "has columns that cannot be read as numbers", "numeric or bool columns") from None
+        return arr, [str(c) for c in X.columns]
+    if _is_series(X):
+        X = X.to_numpy()
+    arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if isinstance(arr, np.ndarray) and arr.dtype == bool:
+        arr = arr.astype(float)
+    return arr, None
+
+
+def _numeric_dtype(dt) -> bool:
+    """A column dtype that holds numbers: numpy bool/int/float, or a pandas nullable Int64, boolean, Float64."""
+    try:
+        return np.dtype(dt).kind in "biuf"
+    except TypeError:
+        return getattr(dt, "kind", "O") in "biuf"
+
+
+def encode_arms(A, arm_names=None, name: str = "A"):
+    """``(codes, arm_names)``: integer arm codes 0..K-1 from integer labels, bools, strings or categories.
+
+    Integer (or integer-valued float) labels are kept as they are (``arm_names`` unchanged). Strings and
+    other non-numeric labels are mapped to codes in sorted order, or in the categories' order for a pandas
+    ``Categorical``, or in the order of ``arm_names`` when given (a label not in it is refused); the names
+    are returned so results can be reported by name. Bool labels are arms 0 (False) and 1 (True).
+
+    Examples
+    --------
+    >>> encode_arms(["drug", "placebo", "drug"])
+    (array([0, 1, 0]), ['drug', 'placebo'])
+    >>> encode_arms(["b", "a"], arm_names=["b", "a"])
+    (array([0, 1]), ['b', 'a'])
+    """
+    if _is_series(A):
+        dt = A.dtype
+        if type(dt).__name__ == "CategoricalDtype":
+            cats = [str(c) for c in dt.categories]
+            codes = np.asarray(A.cat.codes, dtype=np.int64)
+            if np.any(codes < 0):
+                raise InputError(name, "has missing treatment labels", "one arm label per unit")
+            if arm_names is not None:
+                return encode_arms(np.asarray(A.astype(str)), arm_names, name)
+            return codes, cats
+        A = A.to_numpy()
+    arr = np.asarray(A)
+    if arr.dtype == bool:
+        return arr.astype(np.int64), arm_names
+    if arr.dtype.kind in "iuf" or arr.size == 0:
+        return arr, arm_names
+    if arr.dtype.kind not in "USO" or arr.ndim != 1:
+        return arr, arm_names          # let the numeric check name the problem
+    vals = arr.tolist()
+    if any(v is None or (isinstance(v, float) and v != v) for v in vals):
+        raise InputError(name, "has missing treatment labels", "one arm label per unit")
+    labels = [str(v) for v in vals]
+    if arm_names is not None:
+        if isinstance(arm_names, str) or not all(isinstance(t, str) for t in arm_names):
+            raise InputError("arm_names", f"got {arm_names!r}", "a list of strings")
+        index = {nm: i for i, nm in enumerate(arm_names)}
+        unknown = sorted(set(labels) - set(index))
+        if unknown:
+            raise InputError(name, f"has labels {unknown[:5]} that are not in arm_names {list(arm_names)}",
+                             "labels that arm_names lists")
+        return np.array([index[t] for t in labels], dtype=np.int64), list(arm_names)
+    names = sorted(set(labels))
+    index = {nm: i for i, nm in enumerate(names)}
+    return np.array([index[t] for t in labels], dtype=np.int64), names
 
 
 @dataclass(frozen=True)
@@ -17,13 +122,17 @@ class ObservationalData:
 
     Parameters
     ----------
-    X : array of shape (n, d)
+    X : array of shape (n, d) or pandas DataFrame
         Covariates: one row per unit, one column per pre-treatment feature
-        (a 1-D array is read as ONE covariate, i.e. shape (n, 1)).
+        (a 1-D array is read as ONE covariate, i.e. shape (n, 1)). Bool
+        columns are numeric; a DataFrame's column names become
+        ``feature_names`` unless those are given.
     A : array of shape (n,)
-        Treatment (arm) each unit received, integers ``0 .. K-1``. Without
-        ``arm_names`` the number of arms is ``max(A) + 1``, which may not
-        exceed ``n`` (a larger label is a labelling error).
+        Treatment (arm) each unit received: integers ``0 .. K-1``, or labels
+        (strings, a pandas ``Categorical``, bools) that are mapped to arms
+        and kept as ``arm_names`` (see :func:`encode_arms`). With integer
+        labels and no ``arm_names`` the number of arms is ``max(A) + 1``,
+        which may not exceed ``n`` (a larger label is a labelling error).
     Y : array of shape (n,)
         Observed outcome of each unit under the arm it received.
     feature_names : list of str, optional
@@ -59,7 +168,18 @@ class ObservationalData:
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        X = check_array(self.X, "X", ndim=(1, 2))
+        Xa, cols = tabular_features(self.X, "X")
+        if self.feature_names is None and cols is not None:
+            object.__setattr__(self, "feature_names", cols)
+        codes, arm_names = encode_arms(self.A, self.arm_names, "A")
+        if arm_names is not self.arm_names:
+            object.__setattr__(self, "arm_names", arm_names)
+        Ya = self.Y.to_numpy() if _is_series(self.Y) else self.Y
+        if isinstance(Ya, np.ndarray) and Ya.dtype == bool:
+            Ya = Ya.astype(float)
+        object.__setattr__(self, "Y", Ya)
+        object.__setattr__(self, "A", codes)
+        X = check_array(Xa, "X", ndim=(1, 2))
         if X.ndim == 1:
             X = X[:, None]
         A = check_array(self.A, "A", ndim=1, dtype=int)
