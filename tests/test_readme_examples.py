@@ -1,7 +1,9 @@
-"""The README's per-method examples run unchanged (each in a fresh interpreter, as a user would paste it), and
-print the same numbers on two fresh runs (every example passes ``rng``).
+"""The per-method examples (docs/examples.md, linked from the README) run unchanged (each in a fresh interpreter,
+as a user would paste it), and print the same numbers on two fresh runs (every example passes ``rng``). The
+README's quick start prints exactly the output the README shows.
 
-They are paper-sized enough to take tens of seconds each, so they are marked slow (``make test-all``).
+The per-method examples are paper-sized enough to take tens of seconds each, so they are marked slow
+(``make test-all``); the quick start runs in ``make test``.
 """
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import sys
 
 import pytest
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+EXAMPLES = ROOT / "docs" / "examples.md"
 
 
 def _examples():
-    text = README.read_text()
+    text = EXAMPLES.read_text() + "\n## end\n"
     out = []
     for m in re.finditer(r"^### (\w+) — .*?$(.*?)(?=^#{2,3} )", text, re.M | re.S):
         blocks = re.findall(r"```python\n(.*?)```", m.group(2), re.S)
@@ -34,7 +38,8 @@ def test_readme_has_one_example_per_method():
 
 
 def _run(code, cwd):
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg",
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     res = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
                          timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -60,3 +65,21 @@ def test_readme_example_runs_and_reproduces(code, tmp_path):
     first = _run(code, tmp_path / "a")
     second = _run(code, tmp_path / "b")
     assert _numbers(first) == _numbers(second), f"two fresh runs printed different numbers:\n{first}\n---\n{second}"
+
+
+def test_readme_is_short_and_starts_with_the_user():
+    text = README.read_text()
+    assert len(text.splitlines()) < 250
+    heads = [h for h in re.findall(r"^## (.*)$", text, re.M)]
+    assert heads[:4] == ["Install", "Quick start on your own table", "Claims: does each method do what its paper says?",
+                         "Validation summary"], heads
+    for link in re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+)", text):
+        assert (ROOT / link).exists(), link
+
+
+def test_readme_quick_start_prints_what_the_readme_shows(tmp_path):
+    text = README.read_text()
+    sec = text[text.index("## Quick start"):text.index("## Claims")]
+    code = re.findall(r"```python\n(.*?)```", sec, re.S)[0]
+    shown = re.findall(r"prints\n\n```\n(.*?)```", sec, re.S)[0]
+    assert _run(code, tmp_path).strip() == shown.strip()

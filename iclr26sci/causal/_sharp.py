@@ -77,6 +77,24 @@ def _fit_data(X, A, Y):
     return (X, A, Y), a.dtype.kind not in "iuf"
 
 
+def _arm_index(policy, data, name="policy"):
+    """An arm given by its label (``"placebo"``) as its arm index, when the data's arms have labels."""
+    if not isinstance(policy, str) or policy == "uniform":
+        return policy
+    names = None
+    if isinstance(data, ObservationalData):
+        names = data.arm_names
+    elif isinstance(data, (tuple, list)) and len(data) == 3 and _tabular(data):
+        from iclr26sci.core._data import encode_arms
+
+        names = encode_arms(data[1], None, "A")[1]
+    if names and policy in names:
+        return list(names).index(policy)
+    if names:
+        raise InputError(name, f"got the label {policy!r}, which is not an arm", f"one of {list(names)} or 'uniform'")
+    return policy
+
+
 def _coerce_data(data, min_per_arm: int = 2):
     """(X, A, Y_as_given, K) from ObservationalData or an (X, A, Y) tuple, validated."""
     names = None
@@ -385,7 +403,7 @@ def sharp_value_bounds(data, policy, gamma: float = 2.0, *, outcome: str = "loss
     propensity_clip = check_clip(propensity_clip)
     nm = NuisanceModels.coerce(nuisance)
     X, A, Y, K, _ = _coerce_data(data, min_per_arm=cv)
-    P = as_policy_matrix(policy, X, K)
+    P = as_policy_matrix(_arm_index(policy, data), X, K)
     propensity = check_propensity(propensity, X.shape[0], K)
     L = sgn * Y
     nuis = cross_fit_nuisances(X, A, L, K, [quantile_level(gamma, "upper"), quantile_level(gamma, "lower")],
@@ -810,8 +828,8 @@ def policy_improvement(data, policy, baseline=None, gamma: float = 2.0, *, form:
     propensity_clip = check_clip(propensity_clip)
     nm = NuisanceModels.coerce(nuisance)
     X, A, Y, K, _ = _coerce_data(data, min_per_arm=cv)
-    P = as_policy_matrix(policy, X, K, "policy")
-    P0 = as_policy_matrix(baseline, X, K, "baseline")
+    P = as_policy_matrix(_arm_index(policy, data), X, K, "policy")
+    P0 = as_policy_matrix(_arm_index(baseline, data, "baseline"), X, K, "baseline")
     propensity = check_propensity(propensity, X.shape[0], K)
     L = sgn * Y
     nuis = cross_fit_nuisances(X, A, L, K, [quantile_level(gamma, "upper"), quantile_level(gamma, "lower")],
@@ -895,8 +913,8 @@ def sensitivity_curve(data, policy, gammas, *, outcome: str = "loss", cv: int = 
     propensity_clip = check_clip(propensity_clip)
     nm = NuisanceModels.coerce(nuisance)
     X, A, Y, K, _ = _coerce_data(data, min_per_arm=cv)
-    P = as_policy_matrix(policy, X, K)
-    P0 = as_policy_matrix(baseline, X, K, "baseline") if baseline is not None else None
+    P = as_policy_matrix(_arm_index(policy, data), X, K)
+    P0 = as_policy_matrix(_arm_index(baseline, data, "baseline"), X, K, "baseline") if baseline is not None else None
     propensity = check_propensity(propensity, X.shape[0], K)
     seed = _fixed_seed(rng)
     L = sgn * Y
@@ -1037,8 +1055,8 @@ def breakdown_gamma(data, policy, baseline=None, *, form: str = "tight", outcome
     propensity_clip = check_clip(propensity_clip)
     nm = NuisanceModels.coerce(nuisance)
     X, A, Y, K, _ = _coerce_data(data, min_per_arm=cv)
-    as_policy_matrix(policy, X, K, "policy")
-    as_policy_matrix(baseline if baseline is not None else "uniform", X, K, "baseline")
+    as_policy_matrix(_arm_index(policy, data), X, K, "policy")
+    as_policy_matrix(_arm_index(baseline, data, "baseline") if baseline is not None else "uniform", X, K, "baseline")
     seed = _fixed_seed(rng)
     kw = dict(outcome=outcome, cv=cv, nuisance=nm, baseline=baseline if baseline is not None else "uniform",
               form=form, alpha=alpha, rng=seed, propensity_clip=propensity_clip)
