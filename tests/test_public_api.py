@@ -15,7 +15,7 @@ import pytest
 
 TESTS = pathlib.Path(__file__).parent
 SUBPACKAGES = ["core", "prob", "optim", "causal", "games", "kernels", "embeddings", "imitation", "geom", "nn",
-               "adaptation", "rl", "generative", "microsim", "closedloop", "distill", "scene3d", "opticalflow", "agents"]
+               "adaptation", "rl", "generative", "microsim", "closedloop", "distill", "scene3d", "opticalflow", "agents", "testing"]
 
 
 def _declared():

@@ -973,3 +973,4 @@ def t8_special_cases(profile, rng):
                                "is its partial derivative (implicit term vanishes), checked against central finite "
                                "differences with the inner problem re-solved (FD error bounds the threshold, 1e-4). Broken "
                                "variant that fails: an inner solver stopped after one Newton step.")
+from validation import kernels_bayes  # noqa: E402,F401  (null model and Bayesian checks, issue 41)

@@ -21,6 +21,7 @@ _WHERE = {
     "ift_hypergradient": "_model", "transform_responses": "_model",
     "BayesFactor": "_select", "bayes_factor": "_select", "TheoryMatch": "_select", "theory_match": "_select",
     "KernelCholeskyError": "_gp", "gpytorch_log_evidence": "_gp", "numpy_log_evidence": "_gp",
+    "NullGP": "_null", "ModelPosterior": "_null", "model_posterior": "_null", "nuts_log_evidence": "_nuts",
 }
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "solve_inner", "psi_hessian", "ift_hypergradient", "transform_responses",
     "BayesFactor", "bayes_factor", "TheoryMatch", "theory_match",
     "KernelCholeskyError", "gpytorch_log_evidence", "numpy_log_evidence",
+    "NullGP", "ModelPosterior", "model_posterior", "nuts_log_evidence",
 ]
 
 

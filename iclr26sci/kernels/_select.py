@@ -119,7 +119,7 @@ def _evidence(m, name, stimuli, responses, laplace, refit):
 
 
 def bayes_factor(model_a, model_b, stimuli=None, responses=None, prior_odds: float = 1.0, laplace: bool = False,
-                 refit: bool = True) -> BayesFactor:
+                 refit: bool = True, evidence: str | None = None) -> BayesFactor:
     """Log Bayes factor of two GP models on the same neuron(s) from exact evidences.
 
     .. math:: \\log\\mathrm{BF}(A{:}B) = \\log p(y\\mid X, A) - \\log p(y\\mid X, B)
@@ -140,6 +140,10 @@ def bayes_factor(model_a, model_b, stimuli=None, responses=None, prior_odds: flo
     refit : bool
         ``False``: a model whose latest ``fit`` was on exactly these data reuses
         that fit (see ``DeepKernelGP.log_evidence``); the numbers are identical.
+    evidence : {None, "laplace", "nuts"}
+        ``"laplace"`` is ``laplace=True``; ``"nuts"`` integrates the hyper-parameters by pyro's NUTS and
+        bridge sampling (:func:`iclr26sci.kernels._nuts.nuts_log_evidence`; one neuron; seconds per model).
+        Compare either with a :class:`NullGP` as well: the maximised evidence has no Occam factor.
 
     References
     ----------
@@ -159,8 +163,17 @@ def bayes_factor(model_a, model_b, stimuli=None, responses=None, prior_odds: flo
     po = check_in_range(prior_odds, "prior_odds", 0.0, None, low_open=True)
     check_bool(laplace, "laplace")
     check_bool(refit, "refit")
-    ea = _evidence(model_a, "model_a", stimuli, responses, laplace, refit)
-    eb = _evidence(model_b, "model_b", stimuli, responses, laplace, refit)
+    if evidence is not None and evidence not in ("laplace", "nuts"):
+        raise InputError("evidence", f"got {evidence!r}", "None, 'laplace' or 'nuts'")
+    if evidence == "nuts":
+        from ._nuts import _nuts_evidence
+
+        ea = _nuts_evidence(model_a, "model_a", stimuli, responses, rng=0)
+        eb = _nuts_evidence(model_b, "model_b", stimuli, responses, rng=1)
+    else:
+        laplace = laplace or evidence == "laplace"
+        ea = _evidence(model_a, "model_a", stimuli, responses, laplace, refit)
+        eb = _evidence(model_b, "model_b", stimuli, responses, laplace, refit)
     lbf = ea - eb
     prob = 1.0 / (1.0 + np.exp(-np.clip(lbf + math.log(po), -700, 700)))
     return BayesFactor(lbf, ea, eb, prob)
