@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 #: every sub-package, imported on first attribute access (``iclr26sci.rl`` works after ``import iclr26sci``)
 _SUBPACKAGES = ("core", "prob", "optim", "geom", "nn", "games", "causal", "kernels", "embeddings", "imitation",
                 "adaptation", "rl", "generative", "microsim", "closedloop", "distill", "scene3d", "opticalflow",
-                "agents")
+                "agents", "testing")
 
 __all__ = ["__version__", *_SUBPACKAGES]
 

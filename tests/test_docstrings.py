@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-PACKAGES = ["iclr26sci.core", "iclr26sci.prob", "iclr26sci.optim", "iclr26sci.causal", "iclr26sci.games",
+PACKAGES = ["iclr26sci.core", "iclr26sci.testing", "iclr26sci.prob", "iclr26sci.optim", "iclr26sci.causal", "iclr26sci.games",
             "iclr26sci.kernels", "iclr26sci.embeddings", "iclr26sci.imitation", "iclr26sci.geom", "iclr26sci.nn",
             "iclr26sci.adaptation", "iclr26sci.rl", "iclr26sci.generative", "iclr26sci.microsim",
             "iclr26sci.closedloop", "iclr26sci.distill", "iclr26sci.scene3d", "iclr26sci.opticalflow", "iclr26sci.agents", "data_adapters"]
