@@ -129,6 +129,7 @@ def _reflected(meta):
     meta["frames"][0]["transform_matrix"] = M.tolist()
 
 
+@pytest.mark.bad_input("scene3d.load_olat_capture")
 @pytest.mark.parametrize("edit, text", [
     (lambda m: m["frames"][0].pop("pl_pos"), "pl_pos"),
     (lambda m: m["frames"][1].pop("transform_matrix"), "transform_matrix"),
@@ -157,6 +158,7 @@ def test_bad_captures_are_refused_before_decoding(tmp_path, monkeypatch, edit, t
     assert not decoded
 
 
+@pytest.mark.bad_input("scene3d.load_olat_capture")
 def test_bad_arguments(tmp_path):
     write_capture(tmp_path)
     with pytest.raises(InputError, match="split"):
