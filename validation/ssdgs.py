@@ -271,7 +271,7 @@ def _model_profile(m, light, cam_c, ss, sa, shade_fn=None):
     return f, lambda: m.modules_.__setitem__("sss_mlp", mlp)
 
 
-@check(method="ssdgs", paper=PAPER + "; Jensen et al. 2001 (SIGGRAPH) eq. 4-6", budget=5,
+@check(method="ssdgs", paper=PAPER + "; Jensen et al. 2001 (SIGGRAPH) eq. 4-6", budget=10,
        guarantee="C5: the subsurface term the SSD-GS model computes is k_sss R_d(r; sigma_s', sigma_a) / d^2 with the "
                  "dipole at its MLP's own outputs, and the profile its shading evaluates integrates to Jensen's "
                  "closed-form total diffuse reflectance, 2 pi int_0^inf R(r) r dr = (a'/2)(1 + exp(-4/3 A "
