@@ -34,7 +34,7 @@ import numpy as np
 from iclr26sci.core import InputError, as_generator
 
 __all__ = ["SSDGS", "olat_scene", "OLATData", "OLATSet", "Decomposition", "RelightingScores", "schlick_fresnel",
-           "asg_lobe", "dipole_profile", "dipole_total_reflectance", "light_space_visibility"]
+           "asg_lobe", "dipole_profile", "dipole_total_reflectance", "light_space_visibility", "load_olat_capture"]
 
 PAPER = "Zheng et al., SSD-GS, ICLR 2026 (arXiv:2604.13333)"
 ABLATIONS = {"A": ("diffuse",), "B": ("diffuse", "specular"), "C": ("diffuse", "specular", "sss"),
@@ -923,3 +923,4 @@ class RelightingScores:
 # the model
 
 from ._ssdgs_model import SSDGS  # noqa: E402  (the estimator lives in a private module; re-exported here)
+from ._ssdgs_io import load_olat_capture  # noqa: E402  (reader of the SSD-GS / NRHints capture layout)

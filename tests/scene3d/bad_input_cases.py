@@ -481,4 +481,13 @@ CASES = [
         odata().test.cameras[0], [0.0, 3.0]), ("light",)),
     Case("scene3d.225", "occupancy_iou", "bool labels", lambda: GF.occupancy_iou(
         np.array([True, False]), np.array([True, False]), 1), ("pred",)),
+    Case("scene3d.901", "load_olat_capture", "folder does not exist", lambda: S.load_olat_capture("no-such-dir"),
+         ("path",)),
+    Case("scene3d.902", "load_olat_capture", "path is a number", lambda: S.load_olat_capture(3), ("path",)),
+    Case("scene3d.903", "load_olat_capture", "no transforms_train.json", lambda: S.load_olat_capture("."),
+         ("split",)),
+    Case("scene3d.904", "load_olat_capture", "extension .jpg", lambda: S.load_olat_capture(".", extension=".jpg"),
+         ("extension",)),
+    Case("scene3d.905", "load_olat_capture", "intensity 0", lambda: S.load_olat_capture(".", intensity=0.0),
+         ("intensity",)),
 ]
