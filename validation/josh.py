@@ -281,16 +281,23 @@ def focal_recovery(profile, rng, *, optimize_focal=True, focal_search=True):
     from iclr26sci.scene3d.josh import JOSH
 
     rows = []
+    # the data's own answer: the minimum of the scene reprojection profile searched around the TRUE focal (the
+    # same profile search, centred at f); a recovered focal can only be as close to f as this minimum is
+    prof = _fit(profile, inp, focal_init=v.focal, n_iter=(0, 0))
+    f_min = prof.focal / v.focal
     for k in (0.75, 1.25):
         res = _fit(profile, inp, focal_init=k * v.focal, optimize_focal=optimize_focal, focal_search=focal_search)
-        rows.append({"init / true": k, "final / true": res.focal / v.focal,
+        rows.append({"seed": seed, "init / true": k, "final / true": res.focal / v.focal,
+                     "profile minimum / true": f_min, "final / profile minimum": res.focal / prof.focal,
                      **{m: x for m, x in JOSH.evaluate(res, v.ground_truth).items() if m != "jitter"}})
     worst = max(abs(r["final / true"] - 1) for r in rows)
     return CheckResult(statistic=worst, threshold=0.05, comparison="<=", table=rows,
                        details="5% is the spec's bound. Catches the focal frozen (optimize_focal=False: error stays "
                                "25%), the released code's Adam on log f (focal_search=False; before the search the "
                                "quick miniature ended at 0.69 f and 0.87 f from 0.75 f and 1.25 f) or a depth that "
-                               "does not follow the focal.")
+                               "does not follow the focal. 'profile minimum / true' is the minimum of the data's own "
+                               "scene reprojection profile (the same search centred at the true focal): where it is "
+                               "itself > 5% from f, the data, not the search, sets the error.")
 
 
 # ---------------------------------------------------------------------------------------------------- J8

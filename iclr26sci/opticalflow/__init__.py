@@ -9,7 +9,8 @@ Modules:
 - ``_nets``: :class:`FlowNet` (``"pwc_tiny"``, ``"raft_small"``, any user net) and the U-Net translator;
 - ``_data``: :func:`crossmodal_pairs` and the Middlebury :func:`motorcycle_pair`;
 - ``_dcflow``: :class:`DCFlow` and the appearance-only baseline;
-- ``_classical``: OpenCV's Farneback and DIS flow under the same protocol.
+- ``_classical``: OpenCV's Farneback and DIS flow under the same protocol;
+- ``_io``: Middlebury ``.flo`` and KITTI 16-bit PNG flow read/write, paired-modality folder loader.
 
 Names load on first access (PEP 562), so ``import iclr26sci.opticalflow`` imports neither torch nor cv2.
 """
@@ -29,6 +30,8 @@ _WHERE = {
     "MotorcyclePair": "_data", "texture_images": "_data",
     "DCFlow": "_dcflow", "appearance_only": "_dcflow", "structural_loss": "_dcflow",
     "classical_flow": "_classical",
+    "read_flo": "_io", "write_flo": "_io", "read_kitti_flow": "_io", "write_kitti_flow": "_io",
+    "PairedFrames": "_io", "load_paired_folder": "_io", "FLO_TAG": "_io",
 }
 
 __all__ = list(_WHERE)

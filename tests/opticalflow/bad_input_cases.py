@@ -93,6 +93,42 @@ def _bad_tensor_like(x):
     return x
 
 
+def _outside(name):
+    """A path in a fresh folder outside the sweep's working directory (which must stay empty)."""
+    import tempfile
+    import pathlib
+
+    return pathlib.Path(tempfile.mkdtemp(prefix="of-bad-")) / name
+
+
+def _bad_file(name, payload):
+    p = _outside(name)
+    p.write_bytes(payload)
+    return p
+
+
+def _png8():
+    from PIL import Image
+
+    p = _outside("eight.png")
+    Image.fromarray(np.zeros((4, 4, 3), np.uint8)).save(p)
+    return p
+
+
+def _paired_dirs(extra_a=None, b_shape=(4, 5), empty_b=False):
+    from PIL import Image
+
+    root = _outside("pairs")
+    root.mkdir()
+    (root / "a").mkdir()
+    (root / "b").mkdir()
+    for n in ["0001"] + ([extra_a] if extra_a else []):
+        Image.fromarray(np.zeros((4, 5, 3), np.uint8)).save(root / "a" / f"{n}.png")
+    if not empty_b:
+        Image.fromarray(np.zeros(b_shape, np.uint8)).save(root / "b" / "0001.png")
+    return root / "a", root / "b"
+
+
 CASES = [
     # ------------------------------------------------------------------ geometric_flow
     Case("opticalflow.001", "geometric_flow", "zero depth", lambda: _gflow(depth=np.zeros((24, 32))), ("depth",)),
@@ -515,4 +551,48 @@ CASES = [
     Case("opticalflow.233", "TinyUNet", "float seed", lambda: of().TinyUNet(rng=1.5), ("rng",)),
     Case("opticalflow.234", "FlowNet", "rng with a user module", lambda: of().FlowNet(of().TinyUNet(), rng=0),
          ("rng",)),
+    # ------------------------------------------------------------------ file formats (issue 43)
+    Case("opticalflow.235", "read_flo", "missing file", lambda: of().read_flo(_outside("missing.flo")), ("path",)),
+    Case("opticalflow.236", "read_flo", "wrong tag", lambda: of().read_flo(_bad_file("tag.flo", np.array(
+        [1.0, 0, 0], "<f4").tobytes())), ("path",)),
+    Case("opticalflow.237", "read_flo", "header size larger than the file", lambda: of().read_flo(_bad_file(
+        "short.flo", np.array([202021.25], "<f4").tobytes() + np.array([4, 3], "<i4").tobytes() + b"\0" * 8)),
+         ("path",)),
+    Case("opticalflow.238", "read_flo", "negative width", lambda: of().read_flo(_bad_file(
+        "neg.flo", np.array([202021.25], "<f4").tobytes() + np.array([-4, 3], "<i4").tobytes())), ("path",)),
+    Case("opticalflow.239", "read_flo", "path an int", lambda: of().read_flo(3), ("path",)),
+    Case("opticalflow.240", "write_flo", "flow of shape (H, W, 3)", lambda: of().write_flo("a.flo", np.zeros((2, 2, 3))),
+         ("flow",)),
+    Case("opticalflow.241", "write_flo", "NaN flow", lambda: of().write_flo("a.flo", np.full((2, 2, 2), np.nan)),
+         ("flow",)),
+    Case("opticalflow.242", "write_flo", "suffix .png", lambda: of().write_flo("a.png", np.zeros((2, 2, 2))), ("path",)),
+    Case("opticalflow.243", "write_flo", "missing folder", lambda: of().write_flo("no/such/a.flo", np.zeros((2, 2, 2))),
+         ("path",)),
+    Case("opticalflow.244", "read_kitti_flow", "an 8-bit PNG", lambda: of().read_kitti_flow(_png8()), ("path",)),
+    Case("opticalflow.245", "read_kitti_flow", "not a PNG", lambda: of().read_kitti_flow(_bad_file("x.png", b"abc")),
+         ("path",)),
+    Case("opticalflow.246", "read_kitti_flow", "missing file", lambda: of().read_kitti_flow(_outside("none.png")),
+         ("path",)),
+    Case("opticalflow.247", "write_kitti_flow", "flow beyond the 16-bit range",
+         lambda: of().write_kitti_flow("a.png", np.full((2, 2, 2), 600.0)), ("flow",)),
+    Case("opticalflow.248", "write_kitti_flow", "valid of another shape",
+         lambda: of().write_kitti_flow("a.png", np.zeros((2, 2, 2)), np.ones((3, 3), bool)), ("valid",)),
+    Case("opticalflow.249", "write_kitti_flow", "suffix .flo", lambda: of().write_kitti_flow("a.flo", np.zeros((2, 2, 2))),
+         ("path",)),
+    Case("opticalflow.250", "load_paired_folder", "missing partner", lambda: of().load_paired_folder(
+        *_paired_dirs(extra_a="0002")), ("folder_b",)),
+    Case("opticalflow.251", "load_paired_folder", "missing folder", lambda: of().load_paired_folder(
+        _outside("nope"), _outside("nope2")), ("folder_a",)),
+    Case("opticalflow.252", "load_paired_folder", "frames of different sizes", lambda: of().load_paired_folder(
+        *_paired_dirs(b_shape=(6, 6))), ("size",)),
+    Case("opticalflow.253", "load_paired_folder", "size with a zero", lambda: of().load_paired_folder(
+        *_paired_dirs(), size=(0, 4)), ("size",)),
+    Case("opticalflow.254", "load_paired_folder", "empty folder_b", lambda: of().load_paired_folder(
+        *_paired_dirs(empty_b=True)), ("folder_b",)),
+    Case("opticalflow.255", "load_paired_folder", "size a string",
+         lambda: of().load_paired_folder(*_paired_dirs(), size="big"), ("size",)),
+    Case("opticalflow.256", "PairedFrames", "image_b of another count",
+         lambda: of().PairedFrames(["x"], np.zeros((1, 4, 4, 3)), np.zeros((2, 4, 4))), ("image_b",)),
+    Case("opticalflow.257", "PairedFrames", "names of another length",
+         lambda: of().PairedFrames(["x", "y"], np.zeros((1, 4, 4, 3)), np.zeros((1, 4, 4))), ("names",)),
 ]

@@ -15,6 +15,7 @@ from iclr26sci.opticalflow import (DCFlow, FlowNet, RAFTSmall, TinyPWC, TinyUNet
 BAD_INPUT_EXEMPT = {
     "opticalflow.MODALITIES": "a constant tuple of modality names; it takes no input",
     "opticalflow.FLOW_ARCHS": "a constant tuple of built-in architecture names; it takes no input",
+    "opticalflow.FLO_TAG": "a constant (the Middlebury .flo tag); it takes no input",
 }
 
 K = np.array([[30.0, 0, 16], [0, 30.0, 12], [0, 0, 1]])
