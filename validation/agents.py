@@ -352,35 +352,94 @@ def _auc(p, y):
     return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
-@check(method="agents", paper=PAPER, budget=20,
-       guarantee="Check 7 (executed bench): on workflows held out from the SmolLM2 bench, the multi-view predictor "
-                 "ranks (workflow, task) pairs by success better than the per-domain prior does: its AUC exceeds "
-                 "the prior's by more than 3 bootstrap SE (pairs resampled)")
-def c7_executed_bench_signal(profile, rng, variant=None):
-    if variant not in (None, "shuffled-labels"):
-        raise ValueError(f"unknown variant {variant!r}; known: ['shuffled-labels']")
-    if True:
-        from iclr26sci.agents import PairSet, WorkflowBench
+# Check 7 as a claim. Pooled AUC rewards knowing which tasks are easy: a workflow-blind per-task prior (each task's
+# training success rate) scores AUC 0.977 against the model's 0.984 on this bench, so the pooled comparison cannot
+# tell a workflow predictor from a task-difficulty table. The claim is about workflows, so the effect is within-task
+# discrimination: the mean over held-out tasks with mixed labels of AUC_t(model) - AUC_t(per-task prior), where the
+# prior is constant within a task (AUC_t = 0.5 exactly).
+VERIFY_OPS = ("ScEnsemble", "Test")     # the planted structural feature: a verification / selection node
 
-        bench = WorkflowBench.load("smollm2-arith", rng=rng)
-        train = bench.train
-        if variant == "shuffled-labels":        # labels detached from the workflows (a predictor that learns nothing)
-            train = PairSet(train.workflows, train.tasks, train.w_idx, train.t_idx, rng.permutation(train.y),
-                            train.domain)
-        pred = _small_predictor(epochs=profile.pick(5, 30), rng=rng)
-        pred.batch_size = 256
-        pred.fit(train)
-        t = bench.test
-        p = pred.predict_proba(t)
-        rate = {d: bench.train.y[bench.train.domain == d].mean() for d in set(bench.train.domain.tolist())}
-        q = np.array([rate[d] for d in t.domain]) + 1e-9 * rng.random(len(t))
-        diffs = []
-        for _ in range(profile.pick(200, 1000)):
-            i = rng.integers(len(t), size=len(t))
-            if 0 < t.y[i].mean() < 1:
-                diffs.append(_auc(p[i], t.y[i]) - _auc(q[i], t.y[i]))
-        a, b = _auc(p, t.y), _auc(q, t.y)
-        se = float(np.std(diffs, ddof=1))
-        return CheckResult(statistic=(a - b) / se, threshold=3.0, comparison=">",
-                           details=f"{len(t)} held-out pairs of {len(set(t.w_idx.tolist()))} workflows; AUC multi-view "
-                                   f"{a:.4f} vs per-domain prior {b:.4f} (bootstrap SE of the difference {se:.4f})")
+
+def _within_task_auc(p, t):
+    """Per held-out task with both labels: (task index, AUC of ``p`` among that task's pairs, number of pairs)."""
+    out = []
+    for k in sorted(set(t.t_idx.tolist())):
+        m = t.t_idx == k
+        if 0 < t.y[m].mean() < 1:
+            out.append((k, _auc(p[m], t.y[m]), int(m.sum())))
+    return out
+
+
+def _per_task_prior(train, test):
+    """Workflow-blind baseline: each test pair gets its task's training success rate (the overall rate if unseen)."""
+    rate = {k: train.y[train.t_idx == k].mean() for k in set(train.t_idx.tolist())}
+    return np.array([rate.get(k, train.y.mean()) for k in test.t_idx.tolist()])
+
+
+def _planted(ps, rng, noise=0.1):
+    """The same pairs with success set by a planted structural feature: a workflow solves every task iff it has a
+    verification node (ScEnsemble or Test), labels flipped with probability ``noise``."""
+    from iclr26sci.agents import PairSet
+
+    f = np.array([float(bool(set(VERIFY_OPS) & set(w.ops))) for w in ps.workflows])
+    y = f[ps.w_idx]
+    y = np.where(rng.random(y.size) < noise, 1.0 - y, y)
+    return PairSet(ps.workflows, ps.tasks, ps.w_idx, ps.t_idx, y, ps.domain)
+
+
+def _claim_c7(profile, rng, predictor="multiview", epochs=None):
+    from validation.claims import ClaimResult, mean_effect
+
+    from iclr26sci.agents import WorkflowBench
+
+    if predictor not in ("multiview", "per_task_prior", "shuffled-labels"):
+        raise ValueError(f"predictor must be 'multiview', 'per_task_prior' or 'shuffled-labels', got {predictor!r}")
+    epochs = epochs or profile.pick(5, 30)
+    bench = WorkflowBench.load("smollm2-arith", rng=rng)
+    pl_tr, pl_te = _planted(bench.train, rng), _planted(bench.test, rng)
+    res, rows = {}, []
+    for lab, tr, te in (("executed", bench.train, bench.test), ("planted", pl_tr, pl_te)):
+        if predictor == "per_task_prior":
+            p = _per_task_prior(tr, te)
+        else:
+            if predictor == "shuffled-labels":
+                from iclr26sci.agents import PairSet
+
+                tr = PairSet(tr.workflows, tr.tasks, tr.w_idx, tr.t_idx, rng.permutation(tr.y), tr.domain)
+            pred = _small_predictor(epochs=epochs, rng=rng)
+            pred.batch_size = 256
+            p = pred.fit(tr).predict_proba(te)
+        q = _per_task_prior(tr, te)
+        w = _within_task_auc(p, te)
+        d = np.array([a for _, a, _ in w]) - np.array([a for _, a, _ in _within_task_auc(q, te)])
+        res[lab] = d
+        rows.append({"labels": lab, "predictor": predictor, "tasks with mixed labels": len(w),
+                     "within-task AUC (mean)": round(float(np.mean([a for _, a, _ in w])), 4),
+                     "per-task prior within-task AUC": 0.5, "pooled AUC": round(_auc(p, te.y), 4),
+                     "pooled AUC, per-task prior": round(_auc(q, te.y), 4),
+                     "per task": [round(a, 3) for _, a, _ in w]})
+    what = "mean over held-out tasks with mixed labels of AUC_t(predictor) - AUC_t(per-task prior)"
+    eff = mean_effect(res["executed"], 0.13, what=what + " (executed SmolLM2 bench)")
+    ctrl = mean_effect(res["planted"], 0.13, what=what + " (success planted on a verification node)")
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"SmolLM2 executed bench, workflow split; multi-view predictor {epochs} epochs; min "
+                               "effect 0.13 = half the paper's utility gain over a workflow-blind ranking (average "
+                               "utility 0.763 vs 0.5).")
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+
+@_claim(method="agents", paper=PAPER, budget=60,
+        claim="The multi-view predictor ranks workflows by their success on a task (beyond what the task's "
+              "difficulty alone predicts)",
+        paper_setting="Table 3, FLORA-Bench, utility (ranking of workflows per task) averaged over six domains",
+        paper_number="utility 76.33% (accuracy 79.97%); a workflow-blind ranking has utility about 50%",
+        regime="On the executed SmolLM2 bench 9 held-out tasks have both solved and failed workflows (their success "
+               "depends on the workflow's operators and prompts), so within-task ranking can be learnt; pooled AUC "
+               "would reward task difficulty, which the per-task prior already knows.",
+        control="Planted structural feature: on the same pairs, a workflow solves every task iff it has a "
+                "verification node (ScEnsemble or Test), with 10% label noise; same predictor and training",
+        test="one-sided t over held-out tasks with mixed labels, alpha 0.05; power for 0.13")
+def c7_executed_bench_signal(profile, rng, predictor="multiview"):
+    return _claim_c7(profile, rng, predictor)

@@ -359,3 +359,95 @@ def alpha_target(profile, rng, _variant=None):
                                "final = the 5 best observed; alpha ratio of their clean EEG (multitaper, 8-12 Hz over "
                                "1-40 Hz, channel mean). The spec's test. Catches an optimiser that ignores or "
                                "reverses the reward.")
+
+
+# ------------------------------------------------------------------------------------------ claims tier
+# Pseudo-target guidance as a claim of its own: the same MindPilot with and without the GP-mean gradient step on the
+# generator's embedding (guidance_steps=0), paired on the same brain, target, pool and seed, over a family of
+# simulated brains (seeds, SNR 0-20 dB). The headline "beats its peers" stays the declared D3-4 failure (its reason
+# in validation/known_failures.toml is the audit's measurement).
+class _SmoothBrain:
+    """Positive-control brain: the reward is the cosine of the image's embedding with the target's, mapped to
+    [0, 1], plus Gaussian noise: a smooth, unimodal response surface in the embedding space, the structure that a
+    gradient step on the GP mean (pseudo-target guidance) exploits."""
+
+    def __init__(self, emb, target_image, noise=0.05, rng=0):
+        self.emb, self.noise = emb, noise
+        z = emb.transform(np.asarray(target_image)[None])[0]
+        self.z = z / np.linalg.norm(z)
+        self.rng = np.random.default_rng(rng)
+
+    def true_reward(self, images):
+        Z = self.emb.transform(np.asarray(images))
+        return (Z @ self.z / np.maximum(np.linalg.norm(Z, axis=1), 1e-12) + 1.0) / 2.0
+
+    def __call__(self, images):
+        r = self.true_reward(images)
+        return r + self.noise * self.rng.standard_normal(r.shape)
+
+
+def _guidance_pairs(profile, rng, smooth=False, steps=None, n_brains=None, n_targets=None, B=50):
+    """Best-image true reward of MindPilot with its guidance (``steps``: None = default) and without it, per
+    (brain seed, target); SNR cycles through 0, 5, 10, 20 dB over the brain seeds."""
+    from iclr26sci.closedloop import run_loop
+
+    n_brains = n_brains or profile.pick(8, 16)
+    n_targets = n_targets or profile.pick(8, 16)
+    kw_on = {} if steps is None else {"guidance_steps": steps}
+    out, snrs = [], (0.0, 5.0, 10.0, 20.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for j in range(n_brains):
+            X, brain, emb, gen = _setting(_seed(rng), snr_db=snrs[j % len(snrs)])
+            for i in rng.choice(len(X), size=n_targets, replace=False):
+                pool = np.delete(X, i, axis=0)
+                b = _SmoothBrain(emb, X[i], rng=_seed(rng)) if smooth else brain.with_target(X[i], rng=_seed(rng))
+                s = _seed(rng)
+                row = []
+                for kw in (kw_on, {"guidance_steps": 0}):
+                    res = run_loop(_mindpilot(emb, gen, pool, s, **kw), b, B)
+                    row.append(float(res.true_rewards[int(np.argmax(res.rewards))]))
+                out.append((j, snrs[j % len(snrs)], *row))
+    return np.array(out)
+
+
+def _claim_guidance(profile, rng, steps=None, **kw):
+    from validation.claims import ClaimResult, paired_effect
+
+    nt = kw.pop("n_targets", None) or profile.pick(8, 16)
+    A = _guidance_pairs(profile, rng, steps=steps, n_targets=nt, **kw)
+    C = _guidance_pairs(profile, rng, smooth=True, steps=steps, n_targets=2 * nt, **kw)     # cheap: twice the pairs
+    what = "best-image true reward, MindPilot - MindPilot without pseudo-target guidance, B = 50"
+    eff = paired_effect(A[:, 2], A[:, 3], 0.03, what=what + " (simulated EEG brains)")
+    ctrl = paired_effect(C[:, 2], C[:, 3], 0.03, what=what + " (smooth embedding-space brain)")
+    rows = []
+    for snr in sorted(set(A[:, 1].tolist())):
+        m = A[:, 1] == snr
+        rows.append({"brains": f"EEG, {snr:g} dB", "pairs": int(m.sum()), "MindPilot": round(float(A[m, 2].mean()), 4),
+                     "no guidance": round(float(A[m, 3].mean()), 4),
+                     "difference": round(float((A[m, 2] - A[m, 3]).mean()), 4)})
+    rows.append({"brains": "smooth control", "pairs": len(C), "MindPilot": round(float(C[:, 2].mean()), 4),
+                 "no guidance": round(float(C[:, 3].mean()), 4), "difference": round(float((C[:, 2] - C[:, 3]).mean()), 4)})
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{len(A)} (brain seed, target) pairs over {len(set(A[:, 0].tolist()))} simulated brains "
+                               "(SNR 0, 5, 10, 20 dB in turn), digits pool, PCA-16 embedding; same seed in both arms. "
+                               "min effect 0.03 on the [0, 1] reward (the paper reports no ablation number).")
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+
+@_claim(method="closedloop", paper=PAPER, budget=60,
+        claim="Pseudo-target guidance (a gradient step on the GP surrogate's mean, steering the generator) raises "
+              "the reward MindPilot reaches within its query budget",
+        paper_setting="MindPilot's closed loop with pseudo-model guidance of the embedding-conditioned generator",
+        paper_number="qualitative: guidance is the method's gradient-free route to high-reward images (no "
+                     "ablation number given)",
+        regime="The simulated brain's reward is a smooth function of the image through the EEG forward model and "
+               "decoder, so the GP mean fitted to 50 queries carries an ascent direction in embedding space that "
+               "the generator can follow; the pool holds no copy of the target, so retrieval alone cannot reach it.",
+        control="A brain whose reward is the cosine to the target in the embedding space plus noise (a smooth "
+                "unimodal surface, exactly what a GP-mean gradient step exploits); same loop and ablation",
+        test="one-sided paired t over (brain seed, target) pairs, alpha 0.05; power for 0.03")
+def c_pseudo_target_guidance(profile, rng, steps=None):
+    return _claim_guidance(profile, rng, steps=steps)

@@ -9,11 +9,13 @@ naming a broken implementation it must catch (tests/distill/test_distill_validat
 from __future__ import annotations
 
 import contextlib
+import functools
 import zlib
 from unittest import mock
 
 import numpy as np
 
+from .claims import claim as _claim
 from .registry import CheckResult, Criterion, check
 
 PAPER = ("Jin, Shao, Wen, Wu, Feng, Yang, Zhang and Tao (2026) Exploring Knowledge Purification in Multi-Teacher "
@@ -199,23 +201,6 @@ def c2_purification_helps(profile, rng, variant=None):
                                "that mean. The spec's student-accuracy version is the slow check c2b.")
 
 
-@check(method="distill", paper=PAPER, budget=4,
-       guarantee="2 on CHAMP: routers trained on 70% of the problems pick, on the other 30%, a real LLM solution "
-                 "that is correct more often than the naive mean over the four teachers (paired gain > 2 SE)")
-def c2_champ_purification_helps(profile, rng, variant=None):
-    data = _champ().split(0.7, rng=_seed(rng))
-    tr, te = data.train, data.test
-    routers = {k: v for k, v in _routers(m=15).items() if k != "plm_classifier"}
-    if variant == "random_router":
-        routers = {k: _RandomRouter(_seed(rng)) for k in routers}
-    rows, res, orc = _targets_table(routers, tr, te)
-    crit = [Criterion(f"{k} gain - 2 SE", v[1] - 2 * v[2], 0.0, ">") for k, v in res.items()]
-    crit.append(Criterion("oracle - best router", orc - max(v[0] for v in res.values()), 0.0, ">="))
-    return CheckResult(criteria=crit, table=rows,
-                       details=f"{tr.n} train / {te.n} test problems, setting 0-Shot; teacher accuracies on test "
-                               f"{np.round(te.teacher_accuracy(), 3).tolist()} ({te.teachers}).")
-
-
 # ------------------------------------------------------------------------------------------------ 3
 @check(method="distill", paper=PAPER, budget=5,
        guarantee="3 (conflict metric drops): the naive targets imply >= 2 distinct answers on many questions while "
@@ -283,41 +268,6 @@ def c4_router_regret(profile, rng, variant=None):
                        details="Regret is exact given the router's choices (known p_{k,d}); averaged over random "
                                "training subsets. A rise tolerance of 0.005 absorbs subset noise once regret is ~0; "
                                "kNN needs m -> infinity for consistency, hence m = ceil(sqrt(n)).")
-
-
-@check(method="distill", paper=PAPER, budget=5,
-       guarantee="4 on CHAMP: with the per-category teacher accuracies of all 270 problems as p_{k,d}, the regret of "
-                 "routers trained on n = 20, 60, 180 problems ends below 0.02 and below its n = 20 value")
-def c4_champ_router_regret(profile, rng, variant=None):
-    from iclr26sci.distill import PlackettLuceRouter, SimilarityRouter
-
-    data = _champ()
-    cats = sorted(set(data.domains))
-    P = np.array([data.correct[np.array([d == c for d in data.domains])].mean(0) for c in cats])
-    ea = P[[cats.index(d) for d in data.domains]]
-    ns, reps = [20, 60, 180], profile.pick(10, 30)
-    mk = {"plackett_luce_global": lambda: PlackettLuceRouter(contextual=False, embedder=_emb()),
-          "plackett_luce": lambda: PlackettLuceRouter(embedder=_emb())}
-    if variant == "random_router":
-        mk = {k: (lambda: _RandomRouter(_seed(rng))) for k in mk}
-    rows, crit = [], []
-    base = np.random.default_rng(_seed(rng))
-    for name, fn in mk.items():
-        curve = []
-        for n in ns:
-            v = []
-            for r in range(reps):
-                idx = base.choice(data.n, n, replace=False)
-                rest = np.setdiff1d(np.arange(data.n), idx)
-                t = fn().fit(data.subset(idx)).purify(data.subset(rest)).teacher
-                v.append(float(np.mean(ea[rest].max(1) - ea[rest, t])))
-            curve.append(float(np.mean(v)))
-        rows += [{"router": name, "n": n, "regret": round(x, 5)} for n, x in zip(ns, curve)]
-        crit.append(Criterion(f"{name}: regret(180) - regret(20)", curve[-1] - curve[0], 0.0, "<="))
-        crit.append(Criterion(f"{name}: regret at n=180", curve[-1], 0.02, "<"))
-    return CheckResult(criteria=crit, table=rows,
-                       details="Regret against the per-category best teacher (GPT-4 Turbo in every category at "
-                               "0-Shot), measured on the problems outside the training subset.")
 
 
 # ------------------------------------------------------------------------------------------------ 5
@@ -497,3 +447,228 @@ def c8_champ_ood(profile, rng, variant=None):
         crit.append(Criterion(f"{name}: pooled gain - 2 SE", d.mean() - 2 * d.std(ddof=1) / np.sqrt(len(d)), 0.0, ">"))
         crit.append(Criterion(f"{name}: categories with gain >= 0", wins, 4, ">="))
     return CheckResult(criteria=crit, table=rows, details="Leave-one-category-out over CHAMP's 5 categories, 0-Shot.")
+
+
+# ------------------------------------------------------------------------------------------ claims tier
+# c2 and c4 on CHAMP test *routing*: the comparison is the best single teacher chosen on the training problems (what
+# a user without a router would distil from), never the naive mean over teachers, which any router that learned to
+# prefer the best teacher beats (the old checks passed with a purifier that always returns that teacher).
+_CHAMP_M = 30          # kNN neighbours: about 2 sqrt(n_train) for the 216 training problems of a 5-fold split
+
+
+@functools.lru_cache(maxsize=2)
+def _champ_minilm(n_questions, digest):
+    """MiniLM embeddings of the CHAMP 0-Shot questions (the routers' default encoder), a cached artefact.
+
+    Stored through ``nn.cached_model`` as a buffer of a parameter-free module (16 CPU-s to build once, keyed by the
+    questions' SHA-256), so the claims do not reload MiniLM in every process.
+    """
+    import torch
+
+    from iclr26sci.nn import cached_model, embed_texts
+
+    class _Table(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("E", torch.zeros(n_questions, 384))
+
+    def build():
+        from tqdm.auto import tqdm
+
+        with tqdm(total=1, desc="distill: MiniLM embeddings of CHAMP questions") as bar:
+            m = _Table()
+            m.E.copy_(torch.from_numpy(np.asarray(embed_texts(_champ().questions), dtype=np.float32)))
+            bar.update(1)
+        return m, {"n": n_questions}
+
+    mod, _ = cached_model("distill-champ-minilm", {"setting": "0-Shot", "n": n_questions, "sha256": digest,
+                                                "encoder": "all-MiniLM-L6-v2"}, 0, build, _Table)
+    return mod.E.numpy().astype(float)
+
+
+def _champ_embedder(data, embedder="minilm"):
+    """A callable question -> embedding for the CHAMP questions (MiniLM from the cache, or the hashing embedder)."""
+    if embedder == "hashing":
+        return _emb()
+    import hashlib
+
+    digest = hashlib.sha256("\x1f".join(data.questions).encode()).hexdigest()
+    E = _champ_minilm(data.n, digest)
+    lut = {q: e for q, e in zip(data.questions, E)}
+    return lambda texts: np.array([lut[t] for t in texts])
+
+
+class _BestTrainingTeacher:
+    """No routing: the teacher with the highest training accuracy, for every question (the broken variant)."""
+
+    def fit(self, data):
+        self.k_ = int(np.argmax(data.teacher_accuracy()))
+        return self
+
+    def purify(self, data):
+        from iclr26sci.distill import SingleTeacher
+
+        return SingleTeacher(self.k_).purify(data)
+
+
+def _router_factory(router, emb, m=_CHAMP_M):
+    from iclr26sci.distill import PlackettLuceRouter, SimilarityRouter
+
+    if router == "knn":
+        return lambda: SimilarityRouter(embedder=emb, m=m)
+    if router == "plackett_luce":
+        return lambda: PlackettLuceRouter(embedder=emb)
+    if router == "best_single":
+        return _BestTrainingTeacher
+    raise ValueError(f"router must be 'knn', 'plackett_luce' or 'best_single', got {router!r}")
+
+
+def _designated(cats, K):
+    """The teacher that planted errors leave intact in each category (varies across categories)."""
+    return np.arange(len(cats)) % K
+
+
+def _planted_mask(data):
+    """(n, K) boolean: the teachers that planted errors may hit (all but teacher ``j mod K`` in category j)."""
+    cats = sorted(set(data.domains))
+    ci = np.array([cats.index(x) for x in data.domains])
+    return np.arange(data.K)[None, :] != _designated(cats, data.K)[ci][:, None]
+
+
+def _plant_errors(data, rate, rng):
+    """CHAMP with planted category-dependent errors: in category j every teacher except ``j mod K`` has each of its
+    answers replaced by a wrong one with probability ``rate`` (a router must learn to avoid them per category)."""
+    from iclr26sci.distill import MultiTeacherData
+
+    hit = _planted_mask(data) & (rng.random((data.n, data.K)) < rate)
+    C = np.where(hit, 0, data.correct).astype(np.int8)
+    ta = [[f"wrong:planted{k}" if hit[i, k] else a for k, a in enumerate(row)]
+          for i, row in enumerate(data.teacher_answers)]
+    return MultiTeacherData(data.questions, data.rationales, data.answers, teacher_answers=ta, correct=C,
+                            domains=data.domains, teachers=data.teachers, ids=data.ids)
+
+
+def _cv_gain(data, make, reps, folds, rng, plant=None):
+    """Per problem, c(routed target) - c(best training teacher's target), averaged over ``reps`` random
+    ``folds``-fold cross-validations (each problem is a test problem once per repetition); with ``plant`` (a rate),
+    errors are planted afresh in every repetition (:func:`_plant_errors`)."""
+    D = np.zeros((reps, data.n))
+    base, value = data, data.correct.astype(float)
+    if plant is not None:        # score by the expected correctness under the planting (removes the planting's noise)
+        value = value * (1.0 - plant * _planted_mask(base))
+    for r in range(reps):
+        if plant is not None:
+            data = _plant_errors(base, plant, rng)
+        f = rng.permutation(data.n) % folds
+        for j in range(folds):
+            te_i = np.flatnonzero(f == j)
+            tr, te = data.subset(np.flatnonzero(f != j)), data.subset(te_i)
+            a = make().fit(tr).purify(te).teacher
+            b = _BestTrainingTeacher().fit(tr).purify(te).teacher
+            D[r, te_i] = value[te_i, a] - value[te_i, b]
+    return D.mean(axis=0)
+
+
+def _claim_c2(profile, rng, router="knn", reps=None, embedder="minilm", rate=0.65):
+    from validation.claims import ClaimResult, mean_effect
+
+    data = _champ()
+    reps = reps or profile.pick(8, 20)
+    make = _router_factory(router, _champ_embedder(data, embedder))
+    real = _cv_gain(data, make, reps, 5, rng)
+    planted_data = _plant_errors(data, rate, np.random.default_rng(_seed(rng)))      # one draw, for the table
+    planted = _cv_gain(data, make, reps, 5, rng, plant=rate)
+    what = "c(routed) - c(best training teacher), per CHAMP problem, 5-fold CV"
+    eff = mean_effect(real, 0.025, what=what + " (real teachers)")
+    ctrl = mean_effect(planted, 0.05, what=what + f" (planted errors, rate {rate}, fresh per repetition)")
+    rows = []
+    for lab, d_, g in (("real teachers", data, real), (f"planted errors (rate {rate})", planted_data, planted)):
+        rows.append({"data": lab, "router": router, "gain vs best training teacher": round(float(g.mean()), 4),
+                     "se": round(float(g.std(ddof=1) / np.sqrt(g.size)), 4),
+                     "best teacher accuracy": round(float(d_.teacher_accuracy().max()), 4),
+                     "per-problem oracle": round(float(d_.correct.max(axis=1).mean()), 4)})
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"CHAMP 0-Shot, {data.n} problems, {reps} repetitions of 5-fold cross-validation; "
+                               f"router {router} (kNN m = {_CHAMP_M}, {embedder} question embeddings); the comparison "
+                               "is the teacher with the best training accuracy (GPT-4 Turbo on real CHAMP). min effect "
+                               "0.025 = half the paper's ~+5-point gain of the similarity router; the control must "
+                               "show the paper's full 0.05.")
+
+
+@_claim(method="distill", paper=PAPER, budget=60,
+        claim="Knowledge purification by routing gives distillation targets that are correct more often than the "
+              "best single teacher's",
+        paper_setting="Four LLM teachers, routers (similarity, RL, Plackett-Luce) vs naive multi-teacher, student "
+                      "accuracy on OBQA/ARC/RiddleSense/PubMedQA; ours: target correctness on CHAMP 0-Shot",
+        paper_number="similarity router and RL selection about +5 points over naive multi-teacher (no number "
+                     "against the best single teacher)",
+        regime="The four real CHAMP teachers are complementary per problem (the per-problem oracle is right on "
+               "0.70 of problems against GPT-4 Turbo's 0.56), so a router that reads the question has room to beat "
+               "the best teacher; the control shows it gains when that room depends on the category.",
+        control="Planted category-dependent errors: in category j every teacher except teacher j mod 4 has each "
+                "answer made wrong with probability 0.65 (drawn afresh per repetition; it leaves a routing gain of "
+                "about the paper's 5 points), scored by expected correctness; same router, same cross-validation",
+        test="one-sided t over problems (gain averaged over CV repetitions), alpha 0.05; power for 0.025 (claim) "
+             "and 0.05 (control)")
+def c2_champ_purification_helps(profile, rng, router="knn"):
+    return _claim_c2(profile, rng, router)
+
+
+def _claim_c4(profile, rng, router="knn", reps=None, embedder="minilm", n_train=180):
+    from validation.claims import ClaimResult, mean_effect
+
+    data = _champ()
+    cats = sorted(set(data.domains))
+    ci = np.array([cats.index(x) for x in data.domains])
+    real = np.array([data.correct[ci == j].mean(0) for j in range(len(cats))])
+    des = _designated(cats, data.K)
+    # the category-varying oracle: each category keeps its real accuracy profile, rolled so that its best teacher is
+    # teacher j mod 4 (the real best, GPT-4 Turbo, is best everywhere, so the real oracle would not vary)
+    P = np.array([np.roll(row, des[j] - int(np.argmax(row))) for j, row in enumerate(real)])
+    ea = P[ci]
+    reps = reps or profile.pick(30, 100)
+    make = _router_factory(router, _champ_embedder(data, embedder))
+    onehot = lambda texts, _l={q: np.eye(len(cats))[c] for q, c in zip(data.questions, ci)}: \
+        np.array([_l[t] for t in texts])                                                  # noqa: E731
+    make_ctrl = _router_factory(router, onehot)
+    out = np.zeros((reps, 3))
+    from iclr26sci.distill import MultiTeacherData
+
+    for r in range(reps):
+        C = (rng.random(ea.shape) < ea).astype(np.int8)
+        d = MultiTeacherData(data.questions, data.rationales, data.answers, correct=C, domains=data.domains,
+                             teachers=data.teachers, ids=data.ids)
+        idx = rng.permutation(data.n)
+        tr, rest = np.sort(idx[:n_train]), np.sort(idx[n_train:])
+        dtr, dte = d.subset(tr), d.subset(rest)
+        reg = lambda t: float(np.mean(ea[rest].max(1) - ea[rest, t]))                    # noqa: E731
+        out[r] = [reg(_BestTrainingTeacher().fit(dtr).purify(dte).teacher), reg(make().fit(dtr).purify(dte).teacher),
+                  reg(make_ctrl().fit(dtr).purify(dte).teacher)]
+    eff = mean_effect(out[:, 0] - out[:, 1], 0.025,
+                      what=f"regret(best training teacher) - regret({router}), n = {n_train}, question embeddings")
+    ctrl = mean_effect(out[:, 0] - out[:, 2], 0.05,
+                       what=f"regret(best training teacher) - regret({router}), n = {n_train}, category one-hot")
+    rows = [{"purifier": lab, "regret (exact, held-out)": round(float(out[:, j].mean()), 4)}
+            for j, lab in enumerate(("best training teacher", f"{router} ({embedder})", f"{router} (category one-hot)"))]
+    rows.append({"purifier": "oracle p_{k,c} (rows: categories)", "regret (exact, held-out)": 0.0,
+                 "table": np.round(P, 3).tolist()})
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{reps} draws of c_ik ~ Bernoulli(p_k,cat) on the 270 CHAMP questions; routers trained "
+                               f"on {n_train}, exact regret on the other {data.n - n_train}; best teacher per category "
+                               f"= teacher j mod 4 ({[data.teachers[k] for k in des]}).")
+
+
+@_claim(method="distill", paper=PAPER, budget=60,
+        claim="A router learns which teacher to trust per question: its regret against the per-category best "
+              "teacher is below that of the best single teacher",
+        paper_setting="Routers trained on teacher correctness rankings (Plackett-Luce, similarity kNN); ours: 180 "
+                      "CHAMP questions with a category-varying oracle",
+        paper_number="qualitative: router-based purification is the most robust in-domain and OOD (+5 points for "
+                     "the similarity router over naive multi-teacher)",
+        regime="The oracle varies across CHAMP's five categories by construction (each category keeps its real "
+               "accuracy profile, with its best teacher rotated to teacher j mod 4, gaps 0.04-0.23), so no single "
+               "teacher is best everywhere and a router must recognise the category from the question text.",
+        control="Oracle features: the same router given the category as a one-hot embedding",
+        test="one-sided t over random draws and splits, alpha 0.05; power for 0.025 (claim) and 0.05 (control)")
+def c4_champ_router_regret(profile, rng, router="knn"):
+    return _claim_c4(profile, rng, router)

@@ -318,6 +318,144 @@ class MultiTeacherData:
                 "correct": self.correct.tolist(), "domains": None if self.domains is None else list(self.domains),
                 "teachers": list(self.teachers), "ids": list(self.ids)}
 
+    # ------------------------------------------------------------------ users' own rationales
+    @classmethod
+    def from_jsonl(cls, path) -> "MultiTeacherData":
+        r"""Read teacher rationales from a JSON Lines file: one line per (question, teacher) pair.
+
+        Each line is a JSON object with the fields
+
+        - ``question`` (str): the question text (with its options); lines with the same text are one question;
+        - ``teacher`` (str): the teacher's name;
+        - ``rationale`` (str, non-empty): the teacher's rationale;
+        - ``answer`` (str or number): the answer that rationale states;
+        - ``correct`` (optional, 0/1 or true/false): whether that answer is right, :math:`c_{i,k}`;
+        - ``gold`` (optional): the reference answer; needed on some line of a question when any of its lines
+          lacks ``correct`` (then :math:`c_{i,k} = [a_{i,k} = y_i]`);
+        - ``domain`` (optional): the question's category, the OOD unit; ``id`` (optional): its identifier.
+
+        Every question must have exactly one line from each teacher (the teachers are those of the whole file,
+        in order of first appearance); questions keep the order of their first line. Blank lines are skipped.
+        The whole file is checked before anything is built, and the first problem raises an
+        :class:`~iclr26sci.core.InputError` naming the line and the field.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.jsonl`` file.
+
+        Returns
+        -------
+        MultiTeacherData
+            With ``answers`` = the gold answers (where no ``gold`` is given but ``correct`` is, the answer of a
+            correct teacher, else ``"unknown"``), ``teacher_answers``, ``correct``, ``domains`` (when every
+            question has one) and ``ids``.
+
+        Examples
+        --------
+        >>> import json, os, tempfile
+        >>> rows = [{"question": "2+2?", "teacher": "A", "rationale": "2+2=4.", "answer": "4", "gold": "4"},
+        ...         {"question": "2+2?", "teacher": "B", "rationale": "2+2=5.", "answer": "5"},
+        ...         {"question": "3+3?", "teacher": "A", "rationale": "3+3=6.", "answer": "6", "correct": 1},
+        ...         {"question": "3+3?", "teacher": "B", "rationale": "3+3=7.", "answer": "7", "correct": 0}]
+        >>> p = os.path.join(tempfile.mkdtemp(), "r.jsonl")
+        >>> with open(p, "w") as f:
+        ...     _ = f.write("\n".join(json.dumps(r) for r in rows))
+        >>> d = MultiTeacherData.from_jsonl(p)
+        >>> d.n, d.teachers, d.correct.tolist()
+        (2, ['A', 'B'], [[1, 0], [1, 0]])
+        """
+        import json
+        import os
+
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError("path", f"got {type(path).__name__}", "the path of a .jsonl file")
+        if not os.path.isfile(path):
+            raise InputError("path", f"{os.fspath(path)!r} is not a file", "an existing .jsonl file")
+        known = {"question", "teacher", "rationale", "answer", "correct", "gold", "domain", "id"}
+        qs, teachers, cells, gold, dom, ids = {}, {}, {}, {}, {}, {}
+
+        def bad(ln, what, expected):
+            return InputError("path", f"line {ln}: {what}", expected)
+
+        with open(path, encoding="utf-8") as fh:
+            for ln, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise bad(ln, f"is not valid JSON ({exc.msg})", "one JSON object per line") from None
+                if not isinstance(rec, dict):
+                    raise bad(ln, f"is a JSON {type(rec).__name__}", "a JSON object per line")
+                extra = sorted(set(rec) - known)
+                if extra:
+                    raise bad(ln, f"has unknown field(s) {extra}", f"only the fields {sorted(known)}")
+                for f in ("question", "teacher", "rationale"):
+                    if f not in rec:
+                        raise bad(ln, f"field '{f}' is missing", "question, teacher, rationale and answer on every line")
+                    if not isinstance(rec[f], str) or not rec[f].strip():
+                        raise bad(ln, f"field '{f}' is {rec[f]!r}", f"a non-empty string for '{f}'")
+                if "answer" not in rec:
+                    raise bad(ln, "field 'answer' is missing", "question, teacher, rationale and answer on every line")
+                a = rec["answer"]
+                if isinstance(a, bool) or not isinstance(a, (str, int, float)) or (isinstance(a, str) and not a.strip()):
+                    raise bad(ln, f"field 'answer' is {a!r}", "the answer the rationale states (a string or number)")
+                c = rec.get("correct")
+                if c is not None and not (isinstance(c, bool) or (isinstance(c, int) and c in (0, 1))):
+                    raise bad(ln, f"field 'correct' is {c!r}", "0, 1, true or false (or leave it out)")
+                q, t = rec["question"], rec["teacher"]
+                qs.setdefault(q, ln)
+                teachers.setdefault(t, ln)
+                if (q, t) in cells:
+                    raise bad(ln, f"repeats teacher {t!r} for the question of line {cells[(q, t)][0]}",
+                              "one line per (question, teacher)")
+                cells[(q, t)] = (ln, rec["rationale"], str(a), None if c is None else int(c))
+                for f, store in (("gold", gold), ("domain", dom), ("id", ids)):
+                    if rec.get(f) is None:
+                        continue
+                    v = rec[f]
+                    if isinstance(v, bool) or not isinstance(v, (str, int, float)) or not str(v).strip():
+                        raise bad(ln, f"field '{f}' is {v!r}", f"a non-empty string for '{f}'")
+                    if q in store and store[q][1] != str(v):
+                        raise bad(ln, f"field '{f}' is {str(v)!r} but line {store[q][0]} gives {store[q][1]!r} for "
+                                      "the same question", f"one '{f}' per question")
+                    store.setdefault(q, (ln, str(v)))
+        if not qs:
+            raise InputError("path", "holds no records", "at least one JSON line")
+        T = list(teachers)
+        if len(T) < 2:
+            raise InputError("path", f"has {len(T)} teacher(s) ({T})", "rationales from at least 2 teachers")
+        rows, tans, corr, answers = [], [], [], []
+        for q, first in qs.items():
+            miss = [t for t in T if (q, t) not in cells]
+            if miss:
+                raise InputError("path", f"line {first}: the question has no line from teacher(s) {miss}",
+                                 f"one line from each of the teachers {T} for every question")
+            cs = [cells[(q, t)] for t in T]
+            g = gold.get(q, (None, None))[1]
+            if g is None and any(c[3] is None for c in cs):
+                ln = next(c[0] for c in cs if c[3] is None)
+                raise bad(ln, "field 'correct' is missing and the question has no 'gold' answer",
+                          "'correct' on every line of the question, or a 'gold' answer on one of them")
+            cc = [c[3] if c[3] is not None else int(c[2].strip() == g.strip()) for c in cs]
+            if g is None:
+                g = next((c[2] for c, v in zip(cs, cc) if v), "unknown")
+            rows.append([c[1] for c in cs])
+            tans.append([c[2] for c in cs])
+            corr.append(cc)
+            answers.append(g)
+        domains = [dom[q][1] for q in qs] if len(dom) == len(qs) else None
+        if dom and domains is None:
+            q = next(q for q in qs if q not in dom)
+            raise InputError("path", f"line {qs[q]}: the question has no 'domain' while others have one",
+                             "a 'domain' for every question, or for none")
+        qid = [ids[q][1] if q in ids else f"q{j}" for j, q in enumerate(qs)]
+        if len(set(qid)) != len(qid):
+            raise InputError("path", "gives the same 'id' to two questions", "one distinct id per question")
+        return cls(list(qs), rows, answers, teacher_answers=tans, correct=np.array(corr, dtype=np.int8),
+                   domains=domains, teachers=T, ids=qid)
+
     # ------------------------------------------------------------------ CHAMP
     @classmethod
     def from_champ(cls, records: dict, *, split: float | None = 0.7, rng=0, ood_category=None) -> "MultiTeacherData":
