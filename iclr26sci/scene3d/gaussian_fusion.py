@@ -8,19 +8,25 @@ at the end:
    :math:`D_i` over bins :math:`z_d` and context :math:`c_i`; the point
    :math:`X_{i,d} = T_{cam\to ego}(z_d K^{-1}[u_i, v_i, 1]^\top)` is a Gaussian mean with query
    :math:`q_{i,d} = D_i(d)\,c_i`. Only the ``n_gaussians`` pairs with the largest :math:`D_i(d)` are kept [recon].
-2. **LiDAR Gaussians** [note] at the centres of the non-empty cells of the LiDAR BEV feature map, with
-   :math:`q = \mathrm{MLP}(B_L[\text{cell}])`; the mean's height is the cell's mean point height
-   (``lidar_z="mean"``) or the volume's mid-height (``"centre"``) [recon].
+2. **LiDAR Gaussians** [note] at the LiDAR returns themselves (every ``ceil(n / n_lidar_gaussians)``-th return
+   inside the volume), with :math:`q = \mathrm{MLP}(f_p)`; :math:`f_p` is a per-point MLP plus a max over the
+   ``knn`` nearest returns [recon]. No BEV cell is involved.
 3. **Cross-modal Gaussian encoder** [note]: camera and LiDAR Gaussians concatenated along the Gaussian axis and
    run through the same layers (``shared_encoder=True``). Each layer adds a positional embedding
-   :math:`\hat q = q + \mathrm{MLP}(\mu, \log s, r)`, samples the BEV maps at
-   :math:`\mu + \Delta\mu_k`, :math:`\Delta\mu_k = R S u_k + \delta_k(\hat q)` with sigma points
-   :math:`u_k \in \{0, \pm\sqrt3 e_j\}` (``offsets="gaussian"``; ``"box"`` uses a fixed axis-aligned box)
-   [recon], attends with softmax weights :math:`A_k(\hat q)`, applies an FFN, and updates the attributes
-   incrementally (``refine="incremental"``: :math:`\mu \leftarrow \mu + \Delta\mu`,
-   :math:`\log s \leftarrow \log s + \Delta s`, :math:`r \leftarrow \mathrm{normalize}(r + \Delta r)`) or re-predicts
-   them (``"direct"``). The attended maps are both modalities' BEV feature maps at ``feature_bev``, summed after
-   separate value projections [recon].
+   :math:`\hat q = q + \mathrm{MLP}(\mu, \log s, r)` and gathers, with nothing quantised before fusion [recon]:
+
+   - camera features at the Gaussian's footprint: the sigma points :math:`\mu + \Delta\mu_k`,
+     :math:`\Delta\mu_k = R S u_k + \delta_k(\hat q)`, :math:`u_k \in \{0, \pm\sqrt3 e_j\}` (``offsets="gaussian"``;
+     ``"box"`` uses a fixed axis-aligned box), are projected into every camera, the image feature maps are
+     sampled bilinearly there and averaged over the cameras that see the point, then weighted by softmax
+     weights :math:`A_k(\hat q)`;
+   - LiDAR features from its ``knn`` nearest returns :math:`p_j` (exact k-NN), weighted by
+     :math:`\mathrm{softmax}_j(a(f_j, p_j - \mu) - \tfrac12 (p_j-\mu)^\top\Sigma^{-1}(p_j-\mu))`, the Gaussian's own
+     density plus a learned score.
+
+   An FFN follows, and the attributes are updated incrementally (``refine="incremental"``:
+   :math:`\mu \leftarrow \mu + \Delta\mu`, :math:`\log s \leftarrow \log s + \Delta s`,
+   :math:`r \leftarrow \mathrm{normalize}(r + \Delta r)`) or re-predicted (``"direct"``).
 4. **GMM fusion** [note]: the union of the refined Gaussians is pooled by MeanVFE (one averaged Gaussian per
    non-empty voxel of the output grid) and splatted,
    :math:`f(p) = \sum_i \exp(-\tfrac12(p-\hat\mu_i)^\top\hat\Sigma_i^{-1}(p-\hat\mu_i))\,\hat q_i` within
@@ -1085,7 +1091,7 @@ class GaussianFusion(_FusionBase):
     Examples
     --------
     >>> data = driving_scene(n_scenes=2, cameras=2, lidar_beams=4, width=16, height=8, lidar_azimuths=64, rng=0)
-    >>> m = GaussianFusion(n_gaussians=64, bev=8, feature_bev=8, embed=8, encoder_layers=1, epochs=1, rng=0)
+    >>> m = GaussianFusion(n_gaussians=64, n_lidar_gaussians=64, bev=8, embed=8, encoder_layers=1, epochs=1, rng=0)
     >>> m.fit(data.train).predict_occupancy(data.test[0]).shape
     (8, 8, 6)
     """
