@@ -49,7 +49,7 @@ def main(argv=None):
     fine = max(Rs)
     rows, res = [], {}
     for R in Rs:
-        for name, make in (("GaussianFusion", lambda R=R: GaussianFusion(bev=R, n_gaussians=1500, feature_bev=32,
+        for name, make in (("GaussianFusion", lambda R=R: GaussianFusion(bev=R, n_gaussians=1500,
                                                                           epochs=epochs, rng=a.seed)),
                            ("BEVFusion", lambda R=R: BEVFusionBaseline(bev=R, epochs=epochs, rng=a.seed))):
             t = time.perf_counter()
@@ -78,7 +78,7 @@ def main(argv=None):
                      ("LiDAR only", dict(modalities=("lidar",))), ("separate encoders", dict(shared_encoder=False)),
                      ("direct update", dict(refine="direct")), ("box offsets", dict(offsets="box")),
                      ("no positional embedding", dict(positional_embedding=False))):
-        m = GaussianFusion(bev=R, n_gaussians=1500, feature_bev=32, epochs=epochs, rng=a.seed, **kw).fit(data.train)
+        m = GaussianFusion(bev=R, n_gaussians=1500, epochs=epochs, rng=a.seed, **kw).fit(data.train)
         ev = GaussianFusion.evaluate(m, data.test)
         abl.append(dict(variant=name, miou=ev.miou, pole_iou=ev.pole_iou, ap=ev.ap, memory_MiB=ev.memory_bytes / 2 ** 20))
         print(f"  {name}: {ev}", flush=True)

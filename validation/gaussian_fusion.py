@@ -1,8 +1,9 @@
 """Validation of GaussianFusion (arXiv:2607.00746): checks G1-G8 of the spec (gaussian-fusion.md section 3.3).
 
-G1, G2, G3, G4 and G8 are exact or deterministic properties of the geometric operators and of the
-memory model, cheap enough for the quick profile. G5, G6 and G7 train models (the paper's trends on the
-synthetic scenes) and are ``slow`` (full profile only).
+G1, G2, G3, G4 and G8 are exact or deterministic properties of the geometric operators, of the network's
+Gaussian construction and of the memory model, cheap enough for the quick profile. G5 and G7 train models and
+are ``slow`` (full profile only). The claim check ``c_fusion_helps`` (claims profile; it replaces the old slow
+G6) reads three trained models from the user cache.
 """
 from __future__ import annotations
 
@@ -208,93 +209,111 @@ def _encoder_bytes(model, scene):
     return int(sum(v for k, v in seen.items() if k not in params))
 
 
-@check(method="gaussian_fusion", paper=PAPER, budget=8,
-       guarantee="G4: memory against BEV resolution R in {32, 64, 128, 256} (paper Table 1 trend): the BEV-fusion "
-                 "baseline's training memory grows as R^2 (log-log slope between 128 and 256 in [1.8, 2]) while the "
-                 "Gaussian encoder's memory does not depend on R at all (only the final voxelisation scales)")
+@check(method="gaussian_fusion", paper=PAPER, budget=10,
+       guarantee="G4: training memory at EQUAL BEV resolution R in {32, 64, 128, 256}, same width and scene "
+                 "(paper Table 1 trend): the BEV-fusion baseline grows as R^2 (log-log slope 128 -> 256 in "
+                 "[1.8, 2]); GaussianFusion's memory is a fixed encoder cost (independent of R) plus an R^2 part "
+                 "that grows more slowly than the baseline's (its 128 -> 256 increment is smaller). At small R "
+                 "GaussianFusion uses MORE memory than the baseline at the same R; the table gives the ratio")
 def g4_memory_scaling(profile, rng):
     classes = ("car", "pole", "pedestrian", "road")
-    s = render_scene(sample_objects(rng, classes), classes, n_cameras=4, width=64, height=48, lidar_beams=16,
-                     lidar_azimuths=360)
+    s = render_scene(sample_objects(rng, classes), classes, n_cameras=4, width=176, height=64, lidar_beams=8,
+                     lidar_azimuths=90)
     Rs = [32, 64, 128, 256]
     rows, bev_mem, gf_mem, enc = [], [], [], []
     for R in Rs:
-        b = BEVFusionBaseline(bev=R, embed=16, epochs=0, rng=0).fit([s])
-        g = GaussianFusion(bev=R, embed=16, epochs=0, n_gaussians=1000, rng=0).fit([s])
+        b = BEVFusionBaseline(bev=R, embed=32, epochs=0, rng=0).fit([s])
+        g = GaussianFusion(bev=R, embed=32, epochs=0, n_gaussians=1000, n_lidar_gaussians=1000, rng=0).fit([s])
         bev_mem.append(b.training_memory(s))
         gf_mem.append(g.training_memory(s))
         enc.append(_encoder_bytes(g, s))
         rows.append(dict(R=R, bev_fusion_MiB=bev_mem[-1] / 2 ** 20, gaussian_fusion_MiB=gf_mem[-1] / 2 ** 20,
-                         gaussian_encoder_MiB=enc[-1] / 2 ** 20))
+                         gaussian_encoder_MiB=enc[-1] / 2 ** 20, gf_over_bev_equal_R=gf_mem[-1] / bev_mem[-1]))
     slope = float(np.log(bev_mem[3] / bev_mem[2]) / np.log(2.0))
     flat = float(max(enc) / min(enc))
+    incr = float((gf_mem[3] - gf_mem[2]) / (bev_mem[3] - bev_mem[2]))
+    ratios = [g / b for g, b in zip(gf_mem, bev_mem)]
     crit = [Criterion("BEV log-memory slope, R 128 -> 256", slope, (1.8, 2.0 + 1e-9), "in"),
             Criterion("Gaussian-encoder memory max/min over R", flat, 1.0 + 1e-9, "<="),
-            Criterion("Gaussian memory at R=128 / BEV memory at R=256", gf_mem[2] / bev_mem[3], 1.0, "<")]
+            Criterion("GF / BEV memory increment from R = 128 to 256 (equal R)", incr, 1.0, "<")]
     return CheckResult(criteria=crit, table=rows,
                        details="Training memory = bytes autograd saves in one forward pass plus parameters (storage-"
-                               "deduplicated; machine-independent). A memory a + b R^2 has a slope in (0, 2] that "
-                               "tends to 2; 1.8 at 128 -> 256 means the R^2 term dominates. Catches an encoder that "
-                               "attends maps at the output resolution (feature_bev = bev) or a baseline that does not "
-                               "fuse at R.")
+                               "deduplicated; machine-independent), both models 32 channels, GaussianFusion with 1000 "
+                               "camera + 1000 LiDAR Gaussians, on one ray-cast scene (4 cameras 176x64, 8-beam LiDAR). "
+                               "At equal R GaussianFusion / BEV = "
+                               + ", ".join(f"{r:.2f} (R={R})" for r, R in zip(ratios, Rs))
+                               + ": the Gaussian encoder's fixed cost dominates at small R, so GaussianFusion is NOT "
+                               "cheaper at equal R until the R^2 terms dominate; what holds is that its R-dependent "
+                               "part grows more slowly (only the final splat, fuser and heads see R). The encoder's "
+                               "independence of R holds by construction (it reads no BEV map). Catches an encoder that "
+                               "attends maps at the output resolution or a baseline that does not fuse at R.")
 
 
-def _oracle_occupancy(scene, grid, n_classes):
-    """The geometric path alone: LiDAR returns and GT-depth camera pixels as Gaussians carrying one-hot classes,
-    pooled by MeanVFE and splatted; the label of a voxel is the argmax class where the splat is non-negligible."""
-    feats, means = [], []
-    L = scene.lidar_to_ego
-    p = scene.lidar_points @ L[:3, :3].T + L[:3, 3]
-    means.append(p)
-    feats.append(np.eye(n_classes + 1)[scene.lidar_classes])
-    H, W = scene.depths.shape[1:]
-    v, u = np.meshgrid(np.arange(H) + 0.5, np.arange(W) + 0.5, indexing="ij")
-    uv = np.stack([u.ravel(), v.ravel()], 1)
-    for c in range(len(scene.depths)):
-        z = scene.depths[c].ravel()
-        ok = z > 0
-        x1 = forward_project(scene.intrinsics[c], scene.cam_to_ego[c], uv[ok], [1.0])[:, 0]   # at z = 1
-        cen = scene.cam_to_ego[c][:3, 3]
-        means.append(cen + z[ok, None] * (x1 - cen))
-        feats.append(np.eye(n_classes + 1)[scene.pixel_classes[c].ravel()[ok]])
-    m = torch.as_tensor(np.concatenate(means))
-    f = torch.as_tensor(np.concatenate(feats))
-    sc = torch.full_like(m, 0.25)
-    r = torch.zeros((len(m), 4), dtype=m.dtype)
-    r[:, 0] = 1
-    pm, ps, pr, pf, _, _ = mean_vfe(m, sc, r, f, grid, dims=3)
-    vol = splat_gaussians(pm, ps, pr, pf, grid, truncate=3.0).numpy()
-    lab = vol[..., 1:].argmax(-1) + 1
-    return np.where(vol[..., 1:].max(-1) > 0.3, lab, 0)
+def _rot_z(k):
+    c, s = round(np.cos(k * np.pi / 2)), round(np.sin(k * np.pi / 2))
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
 
 
-@check(method="gaussian_fusion", paper=PAPER, budget=3,
+def _rotate_rig(scene, k):
+    """The same frame with the world turned by k * 90 degrees about z: every sensor pose rotates, the sensor data
+    (images, LiDAR returns in the LiDAR frame) stay as they are; objects rotate for the labels."""
+    from dataclasses import replace
+
+    Rz = np.eye(4)
+    Rz[:3, :3] = _rot_z(k)
+    T, L = Rz @ scene.cam_to_ego, Rz @ scene.lidar_to_ego
+    return replace(scene, cam_to_ego=T, lidar_to_ego=L, lidar_to_cam=np.linalg.inv(T) @ L,
+                   objects=[o.rotated90(k) for o in scene.objects])
+
+
+@check(method="gaussian_fusion", paper=PAPER, budget=6,
        guarantee="G8: rotating the whole scene (objects, camera poses, LiDAR) by 90 degrees about z rotates the "
-                 "occupancy produced by the Gaussian path (LSS lifting, LiDAR Gaussians, MeanVFE, splatting) on the "
-                 "grid: IoU of the rotated prediction with the prediction on the rotated scene >= 0.95")
+                 "Gaussians that the (randomly initialised) GaussianFusion network builds from its sensors: the "
+                 "camera Gaussians of its image encoder and LSS lift move to the rotated positions with unchanged "
+                 "queries, and its LiDAR Gaussians to the rotated returns (max error < 1e-3 m, and < 1e-3 of the largest "
+                 "query entry)")
 def g8_rotation_equivariance(profile, rng):
+    from scipy.spatial import cKDTree
+
     classes = ("car", "pole", "pedestrian", "road")
     objs = sample_objects(rng, classes)
-    kw = dict(n_cameras=4, width=64, height=48, lidar_beams=profile.pick(16, 32), lidar_azimuths=profile.pick(360, 720))
+    kw = dict(n_cameras=4, width=64, height=48, lidar_beams=profile.pick(8, 32), lidar_azimuths=profile.pick(180, 720))
     s0 = render_scene(objs, classes, **kw)
-    grid = Grid(VOLUME_LO, VOLUME_HI, (32, 32, 6))
-    base = _oracle_occupancy(s0, grid, len(classes))
-    rows, worst = [], 1.0
+    n_pairs = 4 * (48 // 4) * (64 // 4) * 16           # every (feature pixel, depth bin) pair: no top-k ties to break
+    model = GaussianFusion(bev=16, embed=16, epochs=0, n_gaussians=n_pairs, n_lidar_gaussians=10 ** 6,
+                           rng=int(rng.integers(2 ** 31))).fit([s0])
+
+    def init(scene):
+        with torch.no_grad():
+            sets, _, _ = model.net_.initial_gaussians(SceneTensors(scene, "cpu"))
+        return {name: (m.double().numpy(), q.double().numpy()) for name, m, q in sets}
+
+    base = init(s0)
+    rows, worst_m, worst_q = [], 0.0, 0.0
     for k in (1, 2, 3):
-        sk = s0.rotate90(k)
-        pk = _oracle_occupancy(sk, grid, len(classes))
-        rot = np.rot90(base, k, axes=(0, 1))
-        inter = np.sum((rot == pk) & (pk > 0))
-        union = np.sum((rot > 0) | (pk > 0))
-        iou = float(inter / union) if union else 1.0
-        worst = min(worst, iou)
-        rows.append(dict(rotation_deg=90 * k, occupied=int((pk > 0).sum()), semantic_iou=iou))
-    return CheckResult(statistic=worst, threshold=0.95, comparison=">=", table=rows,
-                       details="One ray-cast scene and its copies rotated by 90, 180, 270 degrees (cameras rotate with "
-                               "the scene; the LiDAR azimuth count is a multiple of 4). Semantic IoU counts a voxel "
-                               "as agreeing when both labels are equal and occupied. Exact up to float32 round-off of "
-                               "ray casting at voxel boundaries, hence 0.95. Catches x/y swapped BEV indexing (a "
-                               "reflection) or a grid origin off by a cell.")
+        got = init(_rotate_rig(s0, k))
+        for name in ("camera", "lidar"):
+            m0, q0 = base[name]
+            m1, q1 = got[name]
+            d, j = cKDTree(m0 @ _rot_z(k).T).query(m1)
+            em = float(d.max()) if len(d) else 0.0
+            eq = float(np.abs(q1 - q0[j]).max() / np.abs(q0).max()) if name == "camera" and len(d) else 0.0
+            worst_m, worst_q = max(worst_m, em + 1e6 * abs(len(m0) - len(m1))), max(worst_q, eq)
+            rows.append(dict(rotation_deg=90 * k, sensor=name, gaussians=len(m1), max_mean_err_m=em,
+                             max_rel_query_err=eq if name == "camera" else float("nan")))
+    crit = [Criterion("max |mean(rotated scene) - R mean(scene)| (m)", worst_m, 1e-3, "<"),
+            Criterion("max |camera query(rotated scene) - camera query(scene)| / max |query|", worst_q, 1e-3, "<")]
+    return CheckResult(criteria=crit, table=rows,
+                       details="A GaussianFusion network with random weights (epochs=0): its image encoder, LSS lift "
+                               "and LiDAR Gaussian placement, on one ray-cast frame and the same frame with the world "
+                               "turned by 90, 180, 270 degrees (every sensor pose rotated, the recorded images and "
+                               "LiDAR returns unchanged: re-rendering would change the images, since the sun does not "
+                               "turn with the scene). Every (pixel, bin) pair is kept, so no top-k tie is broken "
+                               "differently. Only the Gaussian construction is equivariant: the encoder's positional "
+                               "embedding and the BEV heads use absolute coordinates, and the paper claims no "
+                               "equivariance of the trained model. Catches x/y swapped extrinsics, a camera "
+                               "projection that ignores the pose, or LiDAR Gaussians placed in the sensor frame. "
+                               "(Replaces a version that splatted one-hot oracle classes and ran no network.)")
 
 
 # ---------------------------------------------------------------------- trained-model checks (slow)
@@ -307,23 +326,6 @@ def _gf(profile, seed, **kw):
     base = dict(n_gaussians=profile.pick(800, 1500), bev=32, feature_bev=32, epochs=profile.pick(5, 12), rng=seed)
     base.update(kw)
     return GaussianFusion(**base)
-
-
-@check(method="gaussian_fusion", paper=PAPER, slow=True, budget=300,
-       guarantee="G6: fusion helps: over 3 seeds, GaussianFusion with camera + LiDAR has a higher mean occupancy "
-                 "mIoU than the better of its camera-only and LiDAR-only variants")
-def g6_fusion_helps(profile, rng):
-    rows = []
-    for k in range(3):
-        seed = int(rng.integers(2 ** 31))
-        data = _train_data(profile, seed)
-        for name, mods in (("C", ("camera",)), ("L", ("lidar",)), ("C+L", ("camera", "lidar"))):
-            ev = GaussianFusion.evaluate(_gf(profile, seed, modalities=mods).fit(data.train), data.test)
-            rows.append(dict(seed=k, variant=name, miou=ev.miou, ap=ev.ap, pole_iou=ev.pole_iou))
-    m = {v: np.mean([r["miou"] for r in rows if r["variant"] == v]) for v in ("C", "L", "C+L")}
-    return CheckResult(statistic=float(m["C+L"] - max(m["C"], m["L"])), threshold=0.0, comparison=">", table=rows,
-                       details=f"mean mIoU C {m['C']:.3f}, L {m['L']:.3f}, C+L {m['C+L']:.3f} on synthetic scenes "
-                               "(3 scene seeds, each its own data and weights).")
 
 
 @check(method="gaussian_fusion", paper=PAPER, slow=True, budget=400,
@@ -370,3 +372,129 @@ def g5_thin_structures(profile, rng):
                  memory_MiB=bev.memory_bytes / 2 ** 20)]
     return CheckResult(statistic=float(g.pole_iou - bev.pole_iou), threshold=0.0, comparison=">=", table=rows,
                        details="Pole IoU difference (Gaussian at R minus BEV at 2R) on the 2R grid.")
+
+
+# ---------------------------------------------------------------------- claim: fusion helps (claims profile)
+#: the regime of the claim: surround cameras at the paper's 704x256 / 4, a sparse 8-beam LiDAR at 4 degrees azimuth
+CLAIM_SENSORS = dict(cameras=4, lidar_beams=8, lidar_azimuths=90, width=176, height=64)
+#: the models: equal output resolution R = 32 (1 m cells), equal width, 1000 Gaussians per sensor
+CLAIM_MODEL = dict(n_gaussians=1000, n_lidar_gaussians=1000, bev=32, embed=32)
+#: the cached training run (the training data seed and the weights' seed are fixed; the master seed draws the test)
+CLAIM_TRAIN = dict(n_train=70, epochs=5, data_seed=1, v=1)
+#: the paper's occupancy mIoU gain of camera+LiDAR GaussianFusion over GaussianFusion-C (28.65 - 20.65 points)
+PAPER_FUSION_GAIN = 0.0800
+_MODALITIES = {"C": ("camera",), "L": ("lidar",), "C+L": ("camera", "lidar")}
+
+
+def _claim_train_scenes():
+    return driving_scene(n_scenes=CLAIM_TRAIN["n_train"] + 1, rng=CLAIM_TRAIN["data_seed"],
+                         test_fraction=1 / (CLAIM_TRAIN["n_train"] + 1), **CLAIM_SENSORS).train
+
+
+def fusion_model(variant, seed=0):
+    """A trained GaussianFusion of the claim's regime (variant "C", "L" or "C+L") from the user cache.
+
+    Built once (``iclr26sci.nn.cached_model``, a tqdm bar per epoch) on ``CLAIM_TRAIN["n_train"]`` ray-cast scenes
+    of the fixed data seed; about 1 min CPU for "C+L" and 30 s for each single-sensor model at one thread.
+    """
+    from iclr26sci.nn import cached_model
+
+    mods = _MODALITIES[variant]
+    probe = render_scene(sample_objects(np.random.default_rng(0), ("car", "pole", "pedestrian", "road")),
+                         ("car", "pole", "pedestrian", "road"), n_cameras=CLAIM_SENSORS["cameras"],
+                         width=CLAIM_SENSORS["width"], height=CLAIM_SENSORS["height"], lidar_beams=2,
+                         lidar_azimuths=8)
+
+    def make(epochs):
+        return GaussianFusion(**CLAIM_MODEL, modalities=mods, epochs=epochs, rng=seed)
+
+    def build():
+        import time
+
+        torch.set_num_threads(1)
+        t0 = time.process_time()
+        m = make(CLAIM_TRAIN["epochs"]).fit(_claim_train_scenes())
+        return m.net_, {"final_loss": float(m.loss_curve_[-1]), "fit_cpu_seconds": time.process_time() - t0}
+
+    est = make(0).fit([probe])
+    settings = {**CLAIM_SENSORS, **CLAIM_MODEL, **CLAIM_TRAIN, "modalities": list(mods)}
+    net, meta = cached_model(f"gaussian-fusion-{variant.replace('+', '')}", settings, seed, build,
+                             lambda: make(0).fit([probe]).net_)
+    est.net_ = net
+    return est
+
+
+def _scene_iou(model, scene, *, zero_camera=False, drop_class=None):
+    """Per-class IoU (K,) of one scene on the model's grid (NaN where a class is in neither prediction nor label);
+    optionally with the images zeroed or with the LiDAR returns of one class deleted."""
+    from iclr26sci.scene3d._gf_model import SceneTensors
+
+    st = SceneTensors(scene, "cpu")
+    if zero_camera:
+        st.images = torch.zeros_like(st.images)
+    if drop_class is not None:
+        st.points = st.points[torch.as_tensor(np.asarray(scene.lidar_classes) != drop_class)]
+    with torch.no_grad():
+        occ = model.net_(st)["occ"].argmax(0).numpy()
+    lab = scene.occupancy(model.grid_)
+    K = len(model.classes_)
+    inter = np.array([np.sum((occ == c) & (lab == c)) for c in range(1, K + 1)], float)
+    union = np.array([np.sum((occ == c) | (lab == c)) for c in range(1, K + 1)], float)
+    return np.where(union > 0, inter / np.maximum(union, 1), np.nan)
+
+
+def _claim_fusion(profile, rng, camera="on", n_test=None):
+    """Inner function of the claim; ``camera="zeroed"`` is the broken variant (the fused model's images zeroed)."""
+    from validation.claims import ClaimResult, paired_effect
+
+    n_test = profile.pick(30, 60) if n_test is None else int(n_test)
+    seed = int(rng.integers(2 ** 31))
+    test = driving_scene(n_scenes=n_test + 1, rng=seed, test_fraction=n_test / (n_test + 1), **CLAIM_SENSORS).test
+    models = {v: fusion_model(v) for v in ("C", "L", "C+L")}
+    pole = test[0].classes.index("pole") + 1
+    zero = camera == "zeroed"
+    iou = {v: np.array([_scene_iou(models[v], s, zero_camera=zero and v == "C+L") for s in test])
+           for v in models}
+    miou = {v: np.nanmean(a, 1) for v, a in iou.items()}
+    best = max(("C", "L"), key=lambda v: float(np.mean(miou[v])))
+    eff = paired_effect(miou["C+L"], miou[best], min_effect=PAPER_FUSION_GAIN / 2,
+                        what=f"per-scene occupancy mIoU, camera+LiDAR minus the better single sensor ({best}), "
+                             "paired over test scenes")
+    blind = {v: np.array([_scene_iou(models[v], s, zero_camera=zero and v == "C+L", drop_class=pole)[pole - 1]
+                          for s in test]) for v in ("L", "C+L")}
+    ok = np.isfinite(blind["L"]) & np.isfinite(blind["C+L"])
+    ctrl = paired_effect(blind["C+L"][ok], blind["L"][ok], min_effect=PAPER_FUSION_GAIN / 2,
+                         what="pole IoU, camera+LiDAR minus LiDAR-only, on the same scenes with every LiDAR return "
+                              "of a pole deleted (planted: the LiDAR alone cannot see the poles)")
+    names = list(test[0].classes)
+    rows = [dict(model={"C": "camera only", "L": "LiDAR only", "C+L": "camera + LiDAR" + (" (camera zeroed)" if zero
+                                                                                         else "")}[v],
+                 mIoU=round(float(np.mean(miou[v])), 4),
+                 **{f"{c} IoU": round(float(np.nanmean(iou[v][:, i])), 4) for i, c in enumerate(names)},
+                 **({"pole IoU, pole returns deleted": round(float(np.nanmean(blind[v])), 4)} if v in blind else {}))
+            for v in ("C", "L", "C+L")]
+    rows.append(dict(model="paper (nuScenes occupancy val)", mIoU="C 20.65 / C+L 28.65"))
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{n_test} ray-cast test scenes (master-seed draw) with 4 surround cameras 176x64 and an "
+                               "8-beam LiDAR at 4 degree azimuth steps; three GaussianFusion models of equal "
+                               "resolution (R = 32) and width trained once on 70 scenes x 5 epochs (cached). "
+                               "min effect = half the paper's +8.0 mIoU points of fusion over GaussianFusion-C.")
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+
+@_claim(method="gaussian_fusion", paper=PAPER, budget=60,
+        claim="Fusing camera and LiDAR through 3-D Gaussians beats the better single-sensor model in occupancy mIoU",
+        paper_setting="nuScenes occupancy val: GaussianFusion-C (camera) vs GaussianFusion (camera + LiDAR)",
+        paper_number="mIoU 20.65 (C) -> 28.65 (C+L): +8.0 points",
+        regime="The LiDAR is sparse (8 beams, 4 degree azimuth steps, about 2 returns per 0.2 m pole) and the "
+               "cameras have no depth, so each sensor alone misses part of the scene (the camera localises "
+               "objects poorly in depth, the LiDAR hits thin poles only now and then), and the Gaussians gather "
+               "both sensors' raw features with nothing quantised before fusion.",
+        control="Planted blindness: the same test scenes with every LiDAR return of a pole deleted, so the LiDAR "
+                "alone cannot see the poles; the fused model must recover them from the camera (pole IoU, "
+                "C+L minus L-only)",
+        test="one-sided paired t over test scenes, alpha 0.05; power for half the paper's +8.0 mIoU points")
+def c_fusion_helps(profile, rng, camera="on"):
+    return _claim_fusion(profile, rng, camera)

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ._gf_ops import Grid, lift_pixels, mean_vfe, quat_to_rotmat_t, splat_gaussians
+from ._gf_ops import Grid, gaussian_precision, lift_pixels, mean_vfe, quat_to_rotmat_t, splat_gaussians
 
 #: standard-normal sigma points (0, +/- sqrt(3) e_i) used as Gaussian-prior sampling offsets [recon]
 SIGMA_POINTS = torch.cat([torch.zeros(1, 3), math.sqrt(3.0) * torch.eye(3), -math.sqrt(3.0) * torch.eye(3)])
@@ -120,20 +120,91 @@ def bev_sample(bev, xy, grid: Grid):
     return out[0, :, :, 0].T.reshape(*shp, bev.shape[0])
 
 
-class GaussianLayer(nn.Module):
-    """One encoder layer: positional embedding, Gaussian-prior deformable attention to BEV maps, FFN, update."""
+class PointEncoder(nn.Module):
+    """Per-point LiDAR features: an MLP of each return's position, then one neighbourhood layer (max over the
+    ``k`` nearest returns of an MLP of the neighbour's feature and its offset), so a point knows its local shape."""
 
-    def __init__(self, C, n_maps, *, positional_embedding=True, offsets="gaussian", refine="incremental",
-                 box_size=1.0, volume=None, scale_range=(0.05, 2.0), max_step=1.0):
+    def __init__(self, channels, k=8):
+        super().__init__()
+        self.k = k
+        self.point = nn.Sequential(nn.Linear(5, channels), nn.ReLU(), nn.Linear(channels, channels))
+        self.edge = nn.Sequential(nn.Linear(channels + 3, channels), nn.ReLU(), nn.Linear(channels, channels))
+
+    def forward(self, points, volume: Grid):
+        lo = torch.as_tensor(volume.lo, dtype=points.dtype, device=points.device)
+        hi = torch.as_tensor(volume.hi, dtype=points.dtype, device=points.device)
+        x = torch.cat([2 * (points - lo) / (hi - lo) - 1, torch.norm(points[:, :2], dim=1, keepdim=True) / 16,
+                       torch.ones_like(points[:, :1])], 1)
+        f = self.point(x)
+        idx, _ = knn(points, points, self.k)
+        rel = points[idx] - points[:, None]
+        return f + self.edge(torch.cat([f[idx], rel], -1)).amax(1)
+
+
+def knn(queries, points, k, chunk=2048):
+    """Indices (n, k) and squared distances (n, k) of the ``k`` nearest ``points`` of each query (exact, chunked
+    ``cdist`` + ``topk``; fewer points than ``k`` repeat the farthest). Indices carry no gradient."""
+    k_eff = min(k, len(points))
+    idx, d2 = [], []
+    with torch.no_grad():
+        for a in range(0, len(queries), chunk):
+            d = torch.cdist(queries[a:a + chunk], points)
+            v, i = torch.topk(d, k_eff, dim=1, largest=False)
+            idx.append(i)
+    idx = torch.cat(idx) if idx else torch.zeros((0, k_eff), dtype=torch.long, device=queries.device)
+    if k_eff < k:
+        idx = torch.cat([idx, idx[:, -1:].expand(-1, k - k_eff)], 1)
+    diff = points[idx] - queries[:, None]
+    return idx, (diff ** 2).sum(-1)
+
+
+def project_to_cameras(pts, st, feat_hw):
+    """Normalised feature-map coordinates (n_cam, m, 2) of ego points ``pts`` (m, 3) in every camera and a
+    validity mask (n_cam, m): in front of the camera (z > 0.1 m) and inside the image."""
+    E = torch.linalg.inv(st.T)                                              # ego -> camera
+    pc = torch.einsum("cij,mj->cmi", E[:, :3, :3], pts) + E[:, None, :3, 3]
+    z = pc[..., 2]
+    zc = z.clamp_min(1e-3)
+    u = st.K[:, None, 0, 0] * pc[..., 0] / zc + st.K[:, None, 0, 2]
+    v = st.K[:, None, 1, 1] * pc[..., 1] / zc + st.K[:, None, 1, 2]
+    H, W = st.images.shape[-2:]
+    g = torch.stack([2 * u / W - 1, 2 * v / H - 1], -1)                     # align_corners=False: -1 = image edge
+    ok = (z > 0.1) & (g.abs() <= 1).all(-1)
+    return g, ok
+
+
+def sample_cameras(feats, pts, st):
+    """Camera features at ego points: bilinear samples of each camera's feature map (n_cam, C, h, w) at the
+    point's projection, averaged over the cameras that see it -> (m, C), and the number of those cameras (m,)."""
+    g, ok = project_to_cameras(pts, st, feats.shape[-2:])
+    s = F.grid_sample(feats, g[:, :, None, :].clamp(-1.5, 1.5), mode="bilinear", padding_mode="zeros",
+                      align_corners=False)[..., 0]                          # (n_cam, C, m)
+    w = ok.to(feats.dtype)
+    n = w.sum(0)
+    return (s * w[:, None]).sum(0).T / n.clamp_min(1)[:, None], n
+
+
+class GaussianLayer(nn.Module):
+    """One encoder layer: positional embedding; each Gaussian gathers camera features at the projections of its
+    sigma points (its footprint) and LiDAR features from its k nearest returns, weighted by its own density;
+    FFN; attribute update. No BEV map is involved."""
+
+    def __init__(self, C, use_cam, use_lidar, *, positional_embedding=True, offsets="gaussian",
+                 refine="incremental", box_size=1.0, volume=None, scale_range=(0.05, 2.0), max_step=1.0, k=8):
         super().__init__()
         self.pe = nn.Sequential(nn.Linear(10, C), nn.ReLU(), nn.Linear(C, C)) if positional_embedding else None
         K = len(SIGMA_POINTS)
-        self.K, self.offsets, self.refine, self.box_size = K, offsets, refine, box_size
+        self.K, self.offsets, self.refine, self.box_size, self.k = K, offsets, refine, box_size, k
+        self.use_cam, self.use_lidar = use_cam, use_lidar
         self.delta = nn.Linear(C, 3 * K)
         nn.init.zeros_(self.delta.weight)
         nn.init.zeros_(self.delta.bias)
         self.attn = nn.Linear(C, K)
-        self.values = nn.ModuleList(nn.Linear(C, C) for _ in range(n_maps))
+        if use_cam:
+            self.v_cam = nn.Linear(C + 1, C)
+        if use_lidar:
+            self.v_lid = nn.Linear(C + 3, C)
+            self.a_lid = nn.Linear(C + 3, 1)
         self.out = nn.Linear(C, C)
         self.n1, self.n2 = nn.LayerNorm(C), nn.LayerNorm(C)
         self.ffn = nn.Sequential(nn.Linear(C, 2 * C), nn.ReLU(), nn.Linear(2 * C, C))
@@ -154,17 +225,29 @@ class GaussianLayer(nn.Module):
             base = (self.box_size / math.sqrt(3.0)) * self.u.to(q.dtype)[None].expand(n, -1, -1)
         return base + res
 
-    def forward(self, q, means, scales, rots, maps, grid_f):
+    def forward(self, q, means, scales, rots, sensors):
         lo = torch.as_tensor(self.volume.lo, dtype=q.dtype, device=q.device)
         hi = torch.as_tensor(self.volume.hi, dtype=q.dtype, device=q.device)
+        n = len(q)
         if self.pe is not None:
             q = q + self.pe(torch.cat([2 * (means - lo) / (hi - lo) - 1, torch.log(scales), rots], 1))
-        pts = means[:, None] + self.sample_offsets(q, scales, rots)            # (n, K, 3)
-        A = self.attn(q).softmax(-1)                                           # (n, K)
-        agg = 0
-        for W, bev in zip(self.values, maps):
-            agg = agg + W(bev_sample(bev, pts[..., :2], grid_f))               # (n, K, C)
-        q = self.n1(q + self.out((A[..., None] * agg).sum(1)))
+        agg = torch.zeros_like(q)
+        if self.use_cam and sensors.get("cam") is not None:
+            pts = means[:, None] + self.sample_offsets(q, scales, rots)        # (n, K, 3): the footprint
+            f, seen = sample_cameras(sensors["cam"], pts.reshape(-1, 3), sensors["st"])
+            v = self.v_cam(torch.cat([f, (seen > 0).to(q.dtype)[:, None]], 1)).reshape(n, self.K, -1)
+            A = self.attn(q).softmax(-1)
+            agg = agg + (A[..., None] * v).sum(1)
+        if self.use_lidar and sensors.get("lidar_feats") is not None and len(sensors["points"]):
+            P, fp = sensors["points"], sensors["lidar_feats"]
+            idx, _ = knn(means.detach(), P.detach(), self.k)
+            rel = P[idx] - means[:, None]                                      # (n, k, 3)
+            prec = gaussian_precision(scales, rots)
+            logd = -0.5 * torch.einsum("nki,nij,nkj->nk", rel, prec, rel).clamp_max(50.0)
+            x = torch.cat([fp[idx], rel], -1)
+            a = (self.a_lid(x)[..., 0] + logd).softmax(-1)                     # the Gaussian's density weighs points
+            agg = agg + (a[..., None] * self.v_lid(x)).sum(1)
+        q = self.n1(q + self.out(agg))
         q = self.n2(q + self.ffn(q))
         d = self.upd(q)
         smin, smax = self.scale_range
@@ -199,40 +282,39 @@ class Heads(nn.Module):
 
 
 class GaussianFusionNet(nn.Module):
-    """The whole GaussianFusion model (one scene per forward)."""
+    """The whole GaussianFusion model (one scene per forward): continuous 3-D Gaussians from both sensors,
+    refined against the raw sensor features, quantised only by the final splat onto the output grid."""
 
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
         C = cfg["embed"]
         self.volume = Grid(cfg["lo"], cfg["hi"], (cfg["bev"], cfg["bev"], cfg["n_height"]))
-        self.grid_f = Grid(cfg["lo"], cfg["hi"], (cfg["feature_bev"], cfg["feature_bev"], cfg["n_height"]))
         self.register_buffer("depth_values", torch.as_tensor(cfg["depth_values"], dtype=torch.float32))
         mods = cfg["modalities"]
         self.use_cam, self.use_lidar = "camera" in mods, "lidar" in mods
         if self.use_cam:
             self.image = ImageEncoder(len(cfg["depth_values"]), C)
         if self.use_lidar:
-            self.pillars = PillarEncoder(C)
+            self.points = PointEncoder(C, k=cfg["knn"])
             self.lidar_q = nn.Sequential(nn.Linear(C, C), nn.ReLU(), nn.Linear(C, C))
-        n_maps = int(self.use_cam) + int(self.use_lidar)
         kw = dict(positional_embedding=cfg["positional_embedding"], offsets=cfg["offsets"], refine=cfg["refine"],
-                  volume=self.volume)
-        n_sets = 1 if (cfg["shared_encoder"] or n_maps == 1) else 2
-        self.layers = nn.ModuleList(nn.ModuleList(GaussianLayer(C, n_maps, **kw) for _ in range(cfg["encoder_layers"]))
-                                    for _ in range(n_sets))
+                  volume=self.volume, k=cfg["knn"])
+        n_sets = 1 if (cfg["shared_encoder"] or not (self.use_cam and self.use_lidar)) else 2
+        self.layers = nn.ModuleList(
+            nn.ModuleList(GaussianLayer(C, self.use_cam, self.use_lidar, **kw) for _ in range(cfg["encoder_layers"]))
+            for _ in range(n_sets))
         Cs = cfg["splat_channels"]
         self.to_splat = nn.Linear(C, Cs)
         self.fuse = nn.Sequential(_conv(Cs * cfg["n_height"] + 1, C), _conv(C, C))
         self.heads = Heads(C, cfg["n_height"], cfg["n_classes"], cfg["n_det"])
 
     # -------------------------------------------------------------- Gaussians from each sensor
-    def camera_gaussians(self, st):
+    def camera_gaussians(self, st, dl, ctx):
+        """LSS forward projection: the ``n_gaussians`` (pixel, depth-bin) points of largest D_i(d) inside the
+        volume, at their continuous 3-D positions, with query D_i(d) c_i."""
         cfg = self.cfg
-        dl, ctx = self.image(st.images)
         pts, prob, c = lift_camera(st, dl, ctx, self.depth_values)
-        bev_c = bev_scatter(pts.reshape(-1, 3), (prob[..., None] * c[:, :, None, :]).reshape(-1, c.shape[-1]),
-                            self.grid_f)
         lo = torch.as_tensor(cfg["lo"], dtype=pts.dtype, device=pts.device)
         hi = torch.as_tensor(cfg["hi"], dtype=pts.dtype, device=pts.device)
         inside = ((pts >= lo) & (pts < hi)).all(-1).reshape(-1)
@@ -244,22 +326,25 @@ class GaussianFusionNet(nn.Module):
         pix = rest // D
         means = pts.reshape(-1, 3)[top]
         q = prob.reshape(-1)[top, None] * c[cam, pix]                 # LSS outer product D_i(d) c_i
-        return means, q, bev_c, dl
+        return means, q
 
-    def lidar_gaussians(self, st):
-        bev_l, stats = self.pillars(st.points, self.grid_f)
-        nx, ny = self.grid_f.shape[:2]
-        if stats.shape[0] == 0 or stats.ndim != 3:
-            e = bev_l.new_zeros((0, 3))
-            return e, bev_l.new_zeros((0, bev_l.shape[0])), bev_l
-        cnt, zmean = stats[0], stats[1]
-        nz = torch.nonzero(cnt > 0)
-        cen = self.grid_f.centres(bev_l.dtype, bev_l.device)[nz[:, 0], nz[:, 1], 0]
-        z = zmean[nz[:, 0], nz[:, 1]] if self.cfg["lidar_z"] == "mean" else cen[:, 2] * 0 + 0.5 * (
-            self.cfg["lo"][2] + self.cfg["hi"][2])
-        means = torch.stack([cen[:, 0], cen[:, 1], z], 1)
-        q = self.lidar_q(bev_l[:, nz[:, 0], nz[:, 1]].T)
-        return means, q, bev_l
+    def lidar_points(self, st):
+        """The LiDAR returns inside the volume and their per-point features."""
+        lo = torch.as_tensor(self.cfg["lo"], dtype=st.points.dtype, device=st.points.device)
+        hi = torch.as_tensor(self.cfg["hi"], dtype=st.points.dtype, device=st.points.device)
+        p = st.points[((st.points >= lo) & (st.points < hi)).all(1)]
+        if len(p) == 0:
+            C = self.cfg["embed"]
+            return p, p.new_zeros((0, C))
+        return p, self.points(p, self.volume)
+
+    def lidar_gaussians(self, p, fp):
+        """LiDAR Gaussians at the returns themselves (every ``ceil(n / n_lidar_gaussians)``-th return when there
+        are more), query MLP(point feature)."""
+        n_max = self.cfg["n_lidar_gaussians"]
+        step = max(1, math.ceil(len(p) / n_max))
+        sel = torch.arange(0, len(p), step, device=p.device)
+        return p[sel], self.lidar_q(fp[sel]) if len(sel) else fp[sel]
 
     def init_attributes(self, n, dtype, device):
         s = torch.full((n, 3), float(self.cfg["init_scale"]), dtype=dtype, device=device)
@@ -267,34 +352,36 @@ class GaussianFusionNet(nn.Module):
         r[:, 0] = 1
         return s, r
 
-    def encode(self, st):
-        """Initial and refined Gaussians of each modality, the attended BEV maps and the depth logits."""
-        sets, maps, depth_logits = [], [], None
+    def initial_gaussians(self, st):
+        """Initial Gaussian sets [(modality, means, queries)], the sensor features and the depth logits."""
+        sets, sensors, dl = [], {"st": st, "cam": None, "points": None, "lidar_feats": None}, None
         if self.use_cam:
-            m, q, bev_c, depth_logits = self.camera_gaussians(st)
+            dl, ctx = self.image(st.images)
+            m, q = self.camera_gaussians(st, dl, ctx)
             sets.append(("camera", m, q))
-            maps.append(bev_c)
+            sensors["cam"] = ctx
         if self.use_lidar:
-            m, q, bev_l = self.lidar_gaussians(st)
+            p, fp = self.lidar_points(st)
+            m, q = self.lidar_gaussians(p, fp)
             sets.append(("lidar", m, q))
-            maps.append(bev_l)
+            sensors["points"], sensors["lidar_feats"] = p, fp
+        return sets, sensors, dl
+
+    def encode(self, st):
+        """Refined Gaussians (means, scales, rots, queries) of both modalities and the depth logits."""
+        sets, sensors, dl = self.initial_gaussians(st)
         out = []
-        shared = len(self.layers) == 1
-        if shared:     # concatenate along the Gaussian (batch) axis and run the same weights
-            m = torch.cat([s[1] for s in sets])
-            q = torch.cat([s[2] for s in sets])
-            sc, r = self.init_attributes(len(m), m.dtype, m.device)
-            for layer in self.layers[0]:
-                q, m, sc, r = layer(q, m, sc, r, maps, self.grid_f)
-            out = [(m, sc, r, q)]
+        if len(self.layers) == 1:     # concatenate along the Gaussian (batch) axis and run the same weights
+            groups = [(torch.cat([s[1] for s in sets]), torch.cat([s[2] for s in sets]), self.layers[0])]
         else:
-            for (name, m, q), layers in zip(sets, self.layers):
-                sc, r = self.init_attributes(len(m), m.dtype, m.device)
-                for layer in layers:
-                    q, m, sc, r = layer(q, m, sc, r, maps, self.grid_f)
-                out.append((m, sc, r, q))
+            groups = [(m, q, layers) for (_, m, q), layers in zip(sets, self.layers)]
+        for m, q, layers in groups:
+            sc, r = self.init_attributes(len(m), m.dtype, m.device)
+            for layer in layers:
+                q, m, sc, r = layer(q, m, sc, r, sensors)
+            out.append((m, sc, r, q))
         m, sc, r, q = (torch.cat(x) for x in zip(*out))
-        return m, sc, r, q, depth_logits
+        return m, sc, r, q, dl
 
     def fuse_bev(self, m, sc, r, q):
         """GMM fusion: MeanVFE per voxel of the output grid, Gaussian-to-voxel splat, light CNN -> (C, R, R)."""

@@ -8,19 +8,25 @@ at the end:
    :math:`D_i` over bins :math:`z_d` and context :math:`c_i`; the point
    :math:`X_{i,d} = T_{cam\to ego}(z_d K^{-1}[u_i, v_i, 1]^\top)` is a Gaussian mean with query
    :math:`q_{i,d} = D_i(d)\,c_i`. Only the ``n_gaussians`` pairs with the largest :math:`D_i(d)` are kept [recon].
-2. **LiDAR Gaussians** [note] at the centres of the non-empty cells of the LiDAR BEV feature map, with
-   :math:`q = \mathrm{MLP}(B_L[\text{cell}])`; the mean's height is the cell's mean point height
-   (``lidar_z="mean"``) or the volume's mid-height (``"centre"``) [recon].
+2. **LiDAR Gaussians** [note] at the LiDAR returns themselves (every ``ceil(n / n_lidar_gaussians)``-th return
+   inside the volume), with :math:`q = \mathrm{MLP}(f_p)`; :math:`f_p` is a per-point MLP plus a max over the
+   ``knn`` nearest returns [recon]. No BEV cell is involved.
 3. **Cross-modal Gaussian encoder** [note]: camera and LiDAR Gaussians concatenated along the Gaussian axis and
    run through the same layers (``shared_encoder=True``). Each layer adds a positional embedding
-   :math:`\hat q = q + \mathrm{MLP}(\mu, \log s, r)`, samples the BEV maps at
-   :math:`\mu + \Delta\mu_k`, :math:`\Delta\mu_k = R S u_k + \delta_k(\hat q)` with sigma points
-   :math:`u_k \in \{0, \pm\sqrt3 e_j\}` (``offsets="gaussian"``; ``"box"`` uses a fixed axis-aligned box)
-   [recon], attends with softmax weights :math:`A_k(\hat q)`, applies an FFN, and updates the attributes
-   incrementally (``refine="incremental"``: :math:`\mu \leftarrow \mu + \Delta\mu`,
-   :math:`\log s \leftarrow \log s + \Delta s`, :math:`r \leftarrow \mathrm{normalize}(r + \Delta r)`) or re-predicts
-   them (``"direct"``). The attended maps are both modalities' BEV feature maps at ``feature_bev``, summed after
-   separate value projections [recon].
+   :math:`\hat q = q + \mathrm{MLP}(\mu, \log s, r)` and gathers, with nothing quantised before fusion [recon]:
+
+   - camera features at the Gaussian's footprint: the sigma points :math:`\mu + \Delta\mu_k`,
+     :math:`\Delta\mu_k = R S u_k + \delta_k(\hat q)`, :math:`u_k \in \{0, \pm\sqrt3 e_j\}` (``offsets="gaussian"``;
+     ``"box"`` uses a fixed axis-aligned box), are projected into every camera, the image feature maps are
+     sampled bilinearly there and averaged over the cameras that see the point, then weighted by softmax
+     weights :math:`A_k(\hat q)`;
+   - LiDAR features from its ``knn`` nearest returns :math:`p_j` (exact k-NN), weighted by
+     :math:`\mathrm{softmax}_j(a(f_j, p_j - \mu) - \tfrac12 (p_j-\mu)^\top\Sigma^{-1}(p_j-\mu))`, the Gaussian's own
+     density plus a learned score.
+
+   An FFN follows, and the attributes are updated incrementally (``refine="incremental"``:
+   :math:`\mu \leftarrow \mu + \Delta\mu`, :math:`\log s \leftarrow \log s + \Delta s`,
+   :math:`r \leftarrow \mathrm{normalize}(r + \Delta r)`) or re-predicted (``"direct"``).
 4. **GMM fusion** [note]: the union of the refined Gaussians is pooled by MeanVFE (one averaged Gaussian per
    non-empty voxel of the output grid) and splatted,
    :math:`f(p) = \sum_i \exp(-\tfrac12(p-\hat\mu_i)^\top\hat\Sigma_i^{-1}(p-\hat\mu_i))\,\hat q_i` within
@@ -52,7 +58,8 @@ from ._gf_ops import mean_vfe as _mean_vfe
 from ._gf_ops import splat_gaussians as _splat
 
 __all__ = ["GaussianFusion", "BEVFusionBaseline", "FusionEvaluation", "FusionScene", "FusionData", "driving_scene",
-           "splat_gaussians", "mean_vfe", "forward_project", "Grid", "center_distance_ap", "occupancy_iou"]
+           "splat_gaussians", "mean_vfe", "forward_project", "Grid", "center_distance_ap", "occupancy_iou",
+           "read_nuscenes"]
 
 PAPER = ("C. Liu et al., GaussianFusion: Unified 3D Gaussian Representation for Multi-Modal Fusion Perception, "
          "ICLR 2026, arXiv:2607.00746")
@@ -353,6 +360,67 @@ def mean_vfe(means, scales, rots, feats, grid, *, dims=3):
     if dims not in (2, 3) or isinstance(dims, bool):
         raise InputError("dims", f"got {dims!r}", "2 (BEV pillars) or 3 (voxels)")
     return _mean_vfe(m, s, r, f, grid, dims=dims)
+
+
+# ====================================================================== real data
+def read_nuscenes(root, version=None, *, cameras=None, image_size=None,
+                  classes=("car", "pole", "pedestrian", "road"), max_samples=None):
+    r"""Read the key frames of a dataset in the nuScenes on-disk layout as :class:`FusionScene` objects.
+
+    A small reader of its own (``nuscenes-devkit`` is not needed): the tables ``sample``, ``sample_data``,
+    ``calibrated_sensor`` and ``ego_pose`` (and ``sensor`` when present) of ``root/<version>/``, LiDAR sweeps
+    ``*.pcd.bin`` (float32 x, y, z, intensity, ring) and camera JPEGs. Each key frame is expressed in the ego
+    frame of its LiDAR sweep; a camera's extrinsic compensates the ego motion between the two exposures,
+
+    .. math:: T_{cam\to ego} = E_{lidar}^{-1}\,E_{cam}\,C_{cam},
+
+    with :math:`E` the ego poses (ego to global) and :math:`C` the camera calibration (camera to ego); quaternions
+    are (w, x, y, z). Depth maps, pixel and point labels are unknown on real data and are zeros; ``objects`` is
+    empty, so the scenes serve :meth:`GaussianFusion.predict_occupancy` and :meth:`GaussianFusion.detect`,
+    not training.
+
+    Parameters
+    ----------
+    root : str or path
+        The data folder (holding ``v1.0-*/`` and ``samples/``).
+    version : str, optional
+        The table folder, e.g. ``"v1.0-mini"``; None picks the only ``v1.0-*`` folder.
+    cameras : list of str, optional
+        Camera channels to keep (e.g. ``["CAM_FRONT", "CAM_BACK"]``); None keeps all, sorted by name.
+    image_size : (width, height), optional
+        Resize every image (intrinsics scaled to match); needed when the cameras differ in size.
+    classes : sequence of str
+        The class list the scenes carry (must match the model's).
+    max_samples : int, optional
+        Stop after this many key frames.
+
+    Returns
+    -------
+    list of FusionScene
+        One per key frame with a LiDAR sweep and at least one camera image, in scene and time order; ``meta``
+        holds the sample token, timestamp, camera channels and LiDAR file.
+
+    Raises
+    ------
+    InputError
+        A missing folder or table, malformed JSON, inconsistent tokens, a ``.pcd.bin`` whose size is not a
+        multiple of 20 bytes, an unreadable image, or a bad intrinsic matrix.
+
+    References
+    ----------
+    H. Caesar et al., "nuScenes: A multimodal dataset for autonomous driving", CVPR 2020 (the data format).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> read_nuscenes(tempfile.mkdtemp())      # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    iclr26sci.core.InputError: ...
+    """
+    from ._gf_io import read_nuscenes as _read
+
+    return _read(root, version, cameras=cameras, image_size=image_size, classes=_classes(classes),
+                 max_samples=max_samples)
 
 
 # ====================================================================== data
@@ -968,8 +1036,14 @@ class GaussianFusion(_FusionBase):
         Add :math:`\mathrm{MLP}(\mu, \log s, r)` to the query before each layer.
     encoder_layers : int
         Encoder depth (paper: 4).
-    feature_bev : int
-        Resolution of the backbone BEV maps the encoder attends to and of the LiDAR Gaussian cells [recon].
+    feature_bev : None
+        Deprecated and ignored (an int is still accepted): earlier versions attended BEV maps at this
+        resolution; the encoder now gathers features from the cameras and the LiDAR returns directly.
+    n_lidar_gaussians : int
+        LiDAR Gaussians per scene, placed at the returns themselves (every ``ceil(n / n_lidar_gaussians)``-th
+        return inside the volume when there are more).
+    knn : int
+        LiDAR returns each Gaussian gathers from (its ``knn`` nearest, weighted by its own density).
     modalities : tuple of {"camera", "lidar"}
         Sensors used: both (fusion), ("camera",) or ("lidar",).
     n_height : int
@@ -980,8 +1054,8 @@ class GaussianFusion(_FusionBase):
         LSS depth bins, uniform in [1, 23] m.
     init_scale : float
         Initial Gaussian scale in metres (all axes; identity rotation) [recon: the paper initialises randomly].
-    lidar_z : {"mean", "centre"}
-        Height of a LiDAR Gaussian: the mean height of its cell's points, or the volume's mid-height [recon].
+    lidar_z : None
+        Deprecated and ignored ("mean" and "centre" are still accepted): LiDAR Gaussians now sit at the returns.
     vfe : {"voxel", "bev"}
         MeanVFE cells: the 3-D voxels of the output grid, or its BEV pillars [recon].
     splat_channels : int
@@ -1017,16 +1091,18 @@ class GaussianFusion(_FusionBase):
     Examples
     --------
     >>> data = driving_scene(n_scenes=2, cameras=2, lidar_beams=4, width=16, height=8, lidar_azimuths=64, rng=0)
-    >>> m = GaussianFusion(n_gaussians=64, bev=8, feature_bev=8, embed=8, encoder_layers=1, epochs=1, rng=0)
+    >>> m = GaussianFusion(n_gaussians=64, n_lidar_gaussians=64, bev=8, embed=8, encoder_layers=1, epochs=1, rng=0)
     >>> m.fit(data.train).predict_occupancy(data.test[0]).shape
     (8, 8, 6)
     """
 
     def __init__(self, n_gaussians=2000, bev=64, shared_encoder=True, refine="incremental", offsets="gaussian",
-                 positional_embedding=True, encoder_layers=2, feature_bev=32, modalities=("camera", "lidar"),
-                 n_height=6, embed=32, depth_bins=16, init_scale=0.5, lidar_z="mean", vfe="voxel",
+                 positional_embedding=True, encoder_layers=2, feature_bev=None, modalities=("camera", "lidar"),
+                 n_height=6, embed=32, depth_bins=16, init_scale=0.5, lidar_z=None, vfe="voxel",
                  splat_channels=8, max_splat_radius=4, epochs=5, lr=2e-3, depth_supervision=True, classes=None,
-                 rng=None, device="cpu"):
+                 rng=None, device="cpu", n_lidar_gaussians=2000, knn=8):
+        self.n_lidar_gaussians = n_lidar_gaussians
+        self.knn = knn
         self.n_gaussians = n_gaussians
         self.bev = bev
         self.shared_encoder = shared_encoder
@@ -1055,14 +1131,18 @@ class GaussianFusion(_FusionBase):
         mods = self._common_checks()
         _pos_int(self.n_gaussians, "n_gaussians")
         _pos_int(self.encoder_layers, "encoder_layers", 0)
-        _pos_int(self.feature_bev, "feature_bev")
+        if self.feature_bev is not None:        # accepted for compatibility; the encoder attends no BEV map
+            _pos_int(self.feature_bev, "feature_bev")
+        _pos_int(self.n_lidar_gaussians, "n_lidar_gaussians")
+        _pos_int(self.knn, "knn")
         _pos_int(self.splat_channels, "splat_channels")
         _pos_real(self.init_scale, "init_scale")
         if self.max_splat_radius is not None:
             _pos_int(self.max_splat_radius, "max_splat_radius")
         for name, val, opts in (("refine", self.refine, ("incremental", "direct")),
                                 ("offsets", self.offsets, ("gaussian", "box")),
-                                ("lidar_z", self.lidar_z, ("mean", "centre")), ("vfe", self.vfe, ("voxel", "bev"))):
+                                ("lidar_z", self.lidar_z, (None, "mean", "centre")),
+                                ("vfe", self.vfe, ("voxel", "bev"))):
             if val not in opts:
                 raise InputError(name, f"got {val!r}", " or ".join(map(repr, opts)))
         for name in ("shared_encoder", "positional_embedding"):
@@ -1071,9 +1151,10 @@ class GaussianFusion(_FusionBase):
         return mods
 
     def _extra_cfg(self):
-        return dict(n_gaussians=self.n_gaussians, feature_bev=self.feature_bev, shared_encoder=self.shared_encoder,
+        return dict(n_gaussians=self.n_gaussians, n_lidar_gaussians=self.n_lidar_gaussians, knn=self.knn,
+                    shared_encoder=self.shared_encoder,
                     refine=self.refine, offsets=self.offsets, positional_embedding=self.positional_embedding,
-                    encoder_layers=self.encoder_layers, init_scale=self.init_scale, lidar_z=self.lidar_z,
+                    encoder_layers=self.encoder_layers, init_scale=self.init_scale,
                     vfe=self.vfe, splat_channels=self.splat_channels, max_splat_radius=self.max_splat_radius)
 
     def _make_net(self, cfg):

@@ -490,4 +490,12 @@ CASES = [
          ("extension",)),
     Case("scene3d.905", "load_olat_capture", "intensity 0", lambda: S.load_olat_capture(".", intensity=0.0),
          ("intensity",)),
+    # GaussianFusion: the nuScenes-layout reader and the new estimator options (ids 430+ reserved for gfusion)
+    Case("scene3d.430", "read_nuscenes", "missing folder", lambda: GF.read_nuscenes("no_such_nuscenes_root"), ("root",)),
+    Case("scene3d.431", "read_nuscenes", "no v1.0-* table folder", lambda: GF.read_nuscenes("."), ("version",)),
+    Case("scene3d.432", "read_nuscenes", "image_size zero", lambda: GF.read_nuscenes(".", "x", image_size=(0, 4)),
+         ("version", "image_size")),
+    Case("scene3d.433", "GaussianFusion", "knn 0", lambda: GF.GaussianFusion(**TINY, knn=0).fit(fdata().train), ("knn",)),
+    Case("scene3d.434", "GaussianFusion", "n_lidar_gaussians 0", lambda: GF.GaussianFusion(
+        **TINY, n_lidar_gaussians=0).fit(fdata().train), ("n_lidar_gaussians",)),
 ]
