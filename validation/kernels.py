@@ -780,58 +780,176 @@ def t10_calibration_budgets(profile, rng):
                                f"tests/validation/test_kernels_power.py.")
 
 
-# ----------------------------------------------------------------------------- claim experiment
-def few_shot_gain_experiment(profile, rng, control: bool = False) -> dict:
-    """The kernels claim experiment (spec T6, the paper's few-shot claim) as a plain function for the claims API.
+# ----------------------------------------------------------------------------- claims tier (issue 45)
+class _ShuffledTheory:
+    """A theory-less stand-in for the broken variant of the few-shot claim: the efficient-coding theory's receptive
+    fields with their pixels permuted by one fixed permutation (same weights and norms, no spatial structure)."""
 
-    Paired effect: per neuron, query Pearson r of the TIK (defaults, meta-trained on the efficient-coding theory
-    with the master seed) minus that of the theory-free RBF GP on pixels (:class:`PixelRBFGP`), fitted on the same
-    n_S = 25 trials and scored on the same 200 query trials (sqrt spike counts).
+    def __init__(self, theory, rng=0):
+        from iclr26sci.core import as_generator
 
-    ``control=False``: neurons *partly* described by the theory: receptive fields
-    w = normalise(alpha w_EC + (1 - alpha) w_ICA), alpha ~ U(0, 1) per neuron (a population that a real recording
-    might resemble). ``control=True``: the positive control, neurons drawn from the theory itself (alpha = 1),
-    where the theory's features must help.
+        self.theory = theory
+        self.patch_size_ = theory.patch_size_
+        self.perm = as_generator(rng).permutation(theory.patch_size_ ** 2)
 
-    Returns ``{"effect", "se", "n", "p_value" (one-sided paired t, effect > 0), "r_tik", "r_gp", "control"}``.
+    def sample_filters(self, n: int, rng=None) -> np.ndarray:
+        return self.theory.sample_filters(n, rng=rng)[:, self.perm]
+
+
+@functools.lru_cache(maxsize=2)
+def _meta_trained_shuffled(profile_name: str, seed: int = 0):
+    """A TIK meta-trained exactly like :func:`_meta_trained` but on a pixel-shuffled theory (the claim's broken
+    variant: a prior whose 'theory' carries no information about the neurons)."""
+    from iclr26sci.kernels import TheoryInformedKernel, TheoryTaskSampler
+
+    quick = profile_name == "quick"
+    ctx = _context(profile_name)
+    tasks = TheoryTaskSampler(_ShuffledTheory(ctx["ec"], rng=23 + 1000 * seed), ctx["patches"],
+                              n_tasks=400 if quick else 2000, n_support=(25, 50) if quick else (25, 50, 100, 200),
+                              n_query=50 if quick else 100, rng=11 + 1000 * seed)
+    return TheoryInformedKernel(**_tik_settings(quick)).meta_fit(tasks, rng=seed)
+
+
+def _plain_gp(X, z, Xq):
+    """The claim's plain GP, as a user would fit it with scikit-learn: constant x RBF + constant x DotProduct +
+    WhiteKernel on standardised pixels, normalize_y, type-II maximum likelihood with one optimiser restart. The linear
+    term puts an LN neuron's linear drive within its reach (an RBF-only pixel GP is beaten at n = 25 even by a
+    random-feature TIK, docs/kernels.md 'Claims')."""
+    import warnings
+
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
+    from sklearn.preprocessing import StandardScaler
+
+    sc = StandardScaler().fit(X)
+    kern = ConstantKernel() * RBF() + ConstantKernel(0.1) * DotProduct(sigma_0=1.0) + WhiteKernel()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gp = GaussianProcessRegressor(kern, normalize_y=True, n_restarts_optimizer=1, random_state=0)
+        gp.fit(sc.transform(X), z)
+    return gp.predict(sc.transform(Xq))
+
+
+#: the few-shot claim's support size (spec T6: the gap is claimed at n_S <= 50)
+FEW_SHOT_N = 25
+#: smallest gain of interest in query Pearson r (the paper gives no readable number, docs/kernels.md "Claims")
+FEW_SHOT_MIN_GAIN = 0.05
+
+
+def few_shot_gain_experiment(profile, rng, theory: str = "ec", n_neurons: int | None = None) -> dict:
+    """The kernels claim experiment (spec T6, the paper's few-shot claim): per-neuron query Pearson r of three priors.
+
+    On ``n_neurons`` synthetic neurons drawn from the efficient-coding theory (LN-Poisson, sqrt counts), each prior is
+    fitted by type-II maximum likelihood on the same :data:`FEW_SHOT_N` = 25 support trials and scored on the same
+    200 query trials:
+
+    * ``"tik"``: the theory-informed kernel with its defaults, meta-trained with the master seed on the theory
+      (``theory="ec"``), or, for the broken variant ``theory="shuffled"``, on a pixel-shuffled copy of it;
+    * ``"plain"``: the plain GP, scikit-learn's GPR with an RBF + linear kernel on standardised pixels
+      (:func:`_plain_gp`);
+    * ``"gp"``: reported only, the isotropic RBF GP on pixels (:class:`~iclr26sci.kernels.PixelRBFGP`, spec T6);
+    * ``"oracle"``: the positive control, an RBF GP on the neuron's own generating filter output w^T x
+      (:class:`~iclr26sci.kernels.FixedFeatureGP`), the most a theory prior can know.
+
+    The claim's effect is mean_i [r_tik(i) - r_plain(i)]; the control's is mean_i [r_oracle(i) - r_plain(i)].
+
+    Parameters
+    ----------
+    profile : validation.registry.Profile
+    rng : numpy.random.Generator
+    theory : {"ec", "shuffled"}
+    n_neurons : int >= 3, optional
+        Default 144 (claims profile) or 240 (full profile).
+
+    Returns
+    -------
+    dict with arrays ``r_tik``, ``r_plain``, ``r_gp``, ``r_oracle`` (neurons whose support responses vary) and ``n_skipped``.
 
     Examples
     --------
     >>> from validation.registry import Profile
-    >>> out = few_shot_gain_experiment(Profile("quick"), np.random.default_rng(0), control=True)  # doctest: +SKIP
+    >>> out = few_shot_gain_experiment(Profile("claims"), np.random.default_rng(0), n_neurons=4)  # doctest: +SKIP
     >>> sorted(out)  # doctest: +SKIP
-    ['control', 'effect', 'n', 'p_value', 'r_gp', 'r_tik', 'se']
+    ['n_skipped', 'r_gp', 'r_oracle', 'r_plain', 'r_tik']
     """
-    from scipy.stats import ttest_1samp
-
     from iclr26sci.core import InputError
-    from iclr26sci.kernels import PixelRBFGP, TheoryTaskSampler
+    from iclr26sci.kernels import FixedFeatureGP, PixelRBFGP, TheoryTaskSampler
 
-    if not isinstance(control, (bool, np.bool_)):
-        raise InputError("control", f"is a {type(control).__name__}", "True (positive control) or False")
+    if theory not in ("ec", "shuffled"):
+        raise InputError("theory", f"got {theory!r}", "'ec' (the claim) or 'shuffled' (its broken variant)")
     if not isinstance(rng, np.random.Generator):
         raise InputError("rng", f"is a {type(rng).__name__}", "a numpy Generator (np.random.default_rng(seed))")
-    ctx = _context(profile.name)
-    tik = copy.copy(_meta_trained(profile.name, "ec", _master_seed(rng)))
+    per = profile.pick(144, 240) if n_neurons is None else n_neurons
+    if isinstance(per, (bool, np.bool_)) or not isinstance(per, (int, np.integer)) or per < 3:
+        raise InputError("n_neurons", f"got {n_neurons!r}", "an integer >= 3 (or None for the profile's size)")
+    size = profile.size
+    ctx = _context(size)
+    seed = _master_seed(rng)
+    base = _meta_trained(size, "ec", seed) if theory == "ec" else _meta_trained_shuffled(size, seed)
+    tik = copy.copy(base)
     tik._fit_cache = None
-    per = profile.pick(32, 60)
-    alpha = np.ones(per) if control else rng.uniform(0.0, 1.0, per)
-    t = TheoryTaskSampler(ctx["ec"], ctx["patches"], n_tasks=per, n_support=(25,), n_query=200,
-                          mix_with=ctx["ica"], alpha=alpha, rng=rng)
-    rt, rg = [], []
+    t = TheoryTaskSampler(ctx["ec"], ctx["patches"], n_tasks=int(per), n_support=(FEW_SHOT_N,), n_query=200, rng=rng)
     gp = PixelRBFGP()
-    for i in range(per):
+    R = {"tik": [], "plain": [], "gp": [], "oracle": []}
+    skipped = 0
+    for i in range(int(per)):
         tk = t[i]
         if np.ptp(tk.y_support) == 0:
+            skipped += 1
             continue
         z = np.sqrt(tk.y_query)
-        rt.append(_pearson(tik.fit(tk.X_support, tk.y_support).predict(tk.X_query)[0], z))
-        rg.append(_pearson(gp.fit(tk.X_support, tk.y_support).predict(tk.X_query)[0], z))
-    d = np.array(rt) - np.array(rg)
-    return {"effect": float(d.mean()), "se": float(d.std(ddof=1) / math.sqrt(len(d))), "n": int(len(d)),
-            "p_value": float(ttest_1samp(d, 0.0, alternative="greater").pvalue), "r_tik": float(np.mean(rt)),
-            "r_gp": float(np.mean(rg)), "control": bool(control)}
+        R["tik"].append(_pearson(tik.fit(tk.X_support, tk.y_support).predict(tk.X_query)[0], z))
+        R["plain"].append(_pearson(_plain_gp(tk.X_support, np.sqrt(tk.y_support), tk.X_query), z))
+        R["gp"].append(_pearson(gp.fit(tk.X_support, tk.y_support).predict(tk.X_query)[0], z))
+        oracle = FixedFeatureGP(tk.filter[None, :])
+        R["oracle"].append(_pearson(oracle.fit(tk.X_support, tk.y_support).predict(tk.X_query)[0], z))
+    out = {f"r_{k}": np.asarray(v) for k, v in R.items()}
+    out["n_skipped"] = skipped
+    return out
 
+
+def _claim_few_shot(profile, rng, theory="ec", n_neurons=None):
+    from validation.claims import ClaimResult, paired_effect
+
+    out = few_shot_gain_experiment(profile, rng, theory=theory, n_neurons=n_neurons)
+    rt, rg, ro, rp = out["r_tik"], out["r_plain"], out["r_oracle"], out["r_gp"]
+    lab = "TIK" if theory == "ec" else "TIK meta-trained on a pixel-shuffled theory (broken)"
+    eff = paired_effect(rt, rg, min_effect=FEW_SHOT_MIN_GAIN,
+                        what=f"query Pearson r, {lab} - plain GP (RBF + linear, scikit-learn), n_S = {FEW_SHOT_N}, paired over theory neurons")
+    ctrl = paired_effect(ro, rg, min_effect=FEW_SHOT_MIN_GAIN,
+                         what=f"query Pearson r, oracle GP on the true filter output - plain GP, same neurons")
+    se = lambda x: float(np.std(x, ddof=1) / math.sqrt(len(x)))  # noqa: E731
+    rows = [{"prior": p, "mean query r": round(float(x.mean()), 4), "se": round(se(x), 4)}
+            for p, x in ((lab, rt), ("plain GP: scikit-learn RBF + linear on pixels", rg),
+                         ("isotropic pixel RBF GP (PixelRBFGP, spec T6)", rp), ("oracle: RBF GP on w_true^T x", ro))]
+    rows.append({"prior": f"{lab} - isotropic pixel RBF GP (not the criterion)",
+                 "mean query r": round(float((rt - rp).mean()), 4), "se": round(se(rt - rp), 4)})
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{len(rt)} efficient-coding LN-Poisson neurons ({out['n_skipped']} skipped: constant "
+                               f"support counts), {FEW_SHOT_N} support and 200 query trials, sqrt counts; TIK with its "
+                               f"defaults, meta-trained with the master seed ({_tik_settings(True)['n_outer']} outer "
+                               f"steps on 400 theory neurons, 8x8 patches). min effect {FEW_SHOT_MIN_GAIN} in r: the "
+                               "paper reports no readable number (docs/kernels.md 'Claims').")
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+
+@_claim(method="kernels", paper=PAPER, budget=60,
+        claim="A kernel meta-learned on a normative theory's synthetic neurons predicts held-out responses of "
+              "theory-like neurons better than a plain (theory-free) GP from few trials",
+        paper_setting="Abstract and summaries: improved response prediction of mouse RGCs under natural scenes over "
+                      "conventional data-driven baselines; spec T6: synthetic theory neurons, gap > 0 at n_S <= 50",
+        paper_number="qualitative: 'improved response prediction accuracy' (no table readable); spec T6 asks "
+                     "r(TIK) - r(RBF GP) > 0 at n_S <= 50",
+        regime="The neurons' receptive fields are drawn from the efficient-coding theory and only 25 noisy trials "
+               "are seen in 64 pixel dimensions, so a plain GP on pixels cannot pin down the filter while a prior that "
+               "knows the theory's RF family can: the information the TIK adds is not in the 25 trials.",
+        control="Oracle: an RBF GP on each neuron's own generating filter output (FixedFeatureGP(w_true)) in the "
+                "TIK's place, same neurons, trials and plain-GP baseline (scikit-learn RBF + linear kernel on pixels)",
+        test="one-sided paired t over neurons, alpha 0.05; power for a gain of 0.05 in query Pearson r")
+def c_few_shot_gain(profile, rng, theory="ec"):
+    return _claim_few_shot(profile, rng, theory)
 
 # ----------------------------------------------------------------------------- T7
 @check(method="kernels", guarantee="T7: efficient-coding theory limits: zero noise gives ZCA whitening C^-1/2; the "
