@@ -270,6 +270,13 @@ class PairedFrames:
         Modality B (e.g. thermal / IR; colour frames are converted to luminance).
 
     It has ``image_a`` and ``image_b`` like :class:`CrossModalPairs`, so :meth:`DCFlow.fit` trains on it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = PairedFrames(["0001", "0002"], np.zeros((2, 8, 8, 3), np.float32), np.zeros((2, 8, 8), np.float32))
+    >>> len(f), f.image_b.shape
+    (2, (2, 8, 8))
     """
 
     names: list
