@@ -487,7 +487,7 @@ def _tf_gains(fm, reward, prompts, seed, mode, calls, lr=3e-3, eval_n=64):
     return float(h["eval_reward"][-3:].mean() - h["eval_reward"][0]), int(h["reward_calls"][-1])
 
 
-def _claim_tf_calls(profile, rng, method="tempflow", seeds=5, calls=_TF_CALLS):
+def _claim_tf_calls(profile, rng, method="tempflow", seeds=12, calls=_TF_CALLS):
     from iclr26sci.generative import target_reward
 
     fm = _flow2d(_seed(rng) % 10_000, epochs=20)
@@ -528,6 +528,6 @@ def _claim_tf_calls(profile, rng, method="tempflow", seeds=5, calls=_TF_CALLS):
                "depends on every step's noise, so better credit could turn reward calls into more reward gain.",
         control="Injected gain: the same TempFlow runs against a policy that does not learn (lr 1e-12) at the "
                 "same call budget, which the experiment must see",
-        test="one-sided paired t over 5 training seeds, alpha 0.05; min effect 0.15 reward units")
+        test="one-sided paired t over 12 training seeds, alpha 0.05; min effect 0.15 reward units")
 def c_tempflow_reward_per_call(profile, rng, method="tempflow"):
     return _claim_tf_calls(profile, rng, method=method)
