@@ -461,3 +461,73 @@ def kl_control(profile, rng, _beta_scale=1.0):
                        details=f"2-D two-class flow trained here, TempFlow, {n} updates, lr 3e-3, final KL = mean of "
                                "the last 5 updates' per-transition KL (SE over those 5). Catches: a KL term with the "
                                "wrong sign (KL grows with beta) or not in the loss (flat in beta).")
+
+
+# ------------------------------------------------------------------------------------------------ claims tier
+from .claims import ClaimResult, claim as _claim, paired_effect  # noqa: E402
+
+_TF_T = 6
+_TF_CALLS = 800
+
+
+def _tf_gains(fm, reward, prompts, seed, mode, calls, lr=3e-3, eval_n=64):
+    """Eval-reward gain (last 3 updates' mean minus the first update's) of one run at a budget of ``calls``."""
+    from iclr26sci.generative import FlowGRPOTrainer
+
+    P = len(prompts)
+    if mode == "tempflow":
+        kw = dict(branches=4, seeds_per_prompt=2)
+        per = P * 2 * 4 * (_TF_T - 1)
+    else:
+        kw = dict(group_size=8)
+        per = P * 8
+    tr = FlowGRPOTrainer(fm, reward, mode=mode, steps=_TF_T, lr=lr, clip=0.2, kl_beta=0.0, eval_n=eval_n,
+                         progress=False, rng=seed, **kw).fit(prompts, n_updates=max(calls // per, 3))
+    h = tr.history_
+    return float(h["eval_reward"][-3:].mean() - h["eval_reward"][0]), int(h["reward_calls"][-1])
+
+
+def _claim_tf_calls(profile, rng, method="tempflow", seeds=12, calls=_TF_CALLS):
+    from iclr26sci.generative import target_reward
+
+    fm = _flow2d(_seed(rng) % 10_000, epochs=20)
+    reward = target_reward([[-1.0, 1.5], [1.0, 1.5]])
+    prompts = np.arange(2)
+    g_tf, g_fg, g_frozen, rows = [], [], [], []
+    for i in range(seeds):
+        s = _seed(rng) % 10_000
+        a, ca = _tf_gains(fm, reward, prompts, s, method, calls)
+        b, cb = _tf_gains(fm, reward, prompts, s, "flow_grpo", calls)
+        c, _ = _tf_gains(fm, reward, prompts, s, method, calls, lr=1e-12)      # no learning: the zero-gain arm
+        g_tf.append(a)
+        g_fg.append(b)
+        g_frozen.append(c)
+        rows.append({"seed": s, f"{method} gain": a, "Flow-GRPO gain": b, "frozen-policy gain": c,
+                     f"{method} calls": ca, "Flow-GRPO calls": cb})
+    min_eff = 0.15
+    eff = paired_effect(g_tf, g_fg, min_eff, what="eval-reward gain at matched reward calls: TempFlow - Flow-GRPO")
+    ctrl = paired_effect(g_tf, g_frozen, min_eff, what="eval-reward gain at matched reward calls: TempFlow - frozen")
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"2-D two-class flow (trained here), reward -|x - target| with targets (+-1, 1.5) "
+                               f"off the data (base eval reward about -1.3, optimum 0: not saturated at {calls} "
+                               f"calls); T = {_TF_T}, lr 3e-3, clip 0.2, beta 0; TempFlow 2 seeds x 4 branches per "
+                               "prompt branching at every step (80 calls per update), Flow-GRPO G = 8 (16 calls per "
+                               f"update): at {calls} calls TempFlow makes {calls // 80} updates and Flow-GRPO "
+                               f"{calls // 16}. Gain = mean eval reward (64 ODE samples per prompt, fixed noise) of "
+                               "the last 3 updates minus the first. min effect 0.15 reward units (a tenth of the "
+                               "target's 1.5 offset). Control: the same budget and runs against a policy that does "
+                               "not learn (lr 1e-12): the experiment sees a learning gain of this size.")
+
+
+@_claim(method="tempflow", paper=PAPER, budget=60,
+        claim="TempFlow-GRPO's temporal credit assignment (trajectory branching with noise-aware weights) learns "
+              "more efficiently than Flow-GRPO",
+        paper_setting="SD3.5-M, GenEval / PickScore; efficiency reported in training steps",
+        paper_number="GenEval 0.63 -> 0.97 (Flow-GRPO 0.95), 'about 10x training efficiency' in steps",
+        regime="The reward -|x - target| with targets off the data is far from its optimum at this budget and "
+               "depends on every step's noise, so better credit could turn reward calls into more reward gain.",
+        control="Injected gain: the same TempFlow runs against a policy that does not learn (lr 1e-12) at the "
+                "same call budget, which the experiment must see",
+        test="one-sided paired t over 12 training seeds, alpha 0.05; min effect 0.15 reward units")
+def c_tempflow_reward_per_call(profile, rng, method="tempflow"):
+    return _claim_tf_calls(profile, rng, method=method)

@@ -438,3 +438,117 @@ def on_policy_vs_offline_shift(profile, rng, _variant=None):
                                "the exact cost-to-go of the discretised chain, averaged over the grid, per-time "
                                "constants removed (only gradients guide). Catches: VM run offline "
                                "(_variant='offline' gives ratio 1.4 at seed 0).")
+
+
+# ------------------------------------------------------------------------------------------------ claims tier
+from .claims import ClaimResult, Effect, claim as _claim, paired_effect  # noqa: E402
+
+_VC = {"m": 0.0, "s": 1.0, "thr": 1.0, "lam": 2.0}
+
+
+def _step_reward(x):
+    """r(x) = 1{x_1 > thr}, written as (sign(x_1 - thr) + 1)/2: autograd returns a zero gradient almost everywhere."""
+    import torch
+
+    return 0.5 * (torch.sign(x[:, 0].double() - _VC["thr"]) + 1.0)
+
+
+def _exact_step_value():
+    r"""The exact continuous-time optimal value of the 1-D Gaussian base under the step reward, as a torch module.
+
+    Under the memoryless SDE, :math:`X_1 \mid X_t = x` is the interpolant's Gaussian posterior
+    :math:`N(\mu_t(x), v_t)` with :math:`\mu_t = m + \frac{t s^2}{t^2 s^2 + (1-t)^2}(x - t m)`,
+    :math:`v_t = s^2 - \frac{t^2 s^4}{t^2 s^2 + (1-t)^2}`, so
+    :math:`V^*(x, t) = -\log\bigl(1 + (e^\lambda - 1)\,\Phi((\mu_t - \text{thr}) / \sqrt{v_t})\bigr)`.
+    """
+    import torch
+
+    m, s, thr, lam = _VC["m"], _VC["s"], _VC["thr"], _VC["lam"]
+
+    class ExactValue(torch.nn.Module):
+        def forward(self, x, t):
+            t = t.reshape(-1).double()
+            x = x[:, 0].double()
+            var_t = t ** 2 * s ** 2 + (1 - t) ** 2
+            mu = m + t * s ** 2 / var_t * (x - t * m)
+            v = (s ** 2 - t ** 2 * s ** 4 / var_t).clamp(min=1e-12)
+            return -torch.log1p((math.exp(lam) - 1) * torch.special.ndtr((mu - thr) / v.sqrt()))
+
+    return ExactValue()
+
+
+def _tilt_w1(x):
+    """W1 distance between the samples' law and the exact tilt p* ∝ N(m, s^2) e^{lam 1{x > thr}} (closed-form CDF)."""
+    m, s, thr, lam = _VC["m"], _VC["s"], _VC["thr"], _VC["lam"]
+    grid = np.linspace(m - 7 * s, m + 7 * s, 7001)
+    c0, cg = stats.norm.cdf(thr, m, s), stats.norm.cdf(grid, m, s)
+    Z = math.exp(lam) * (1 - c0) + c0
+    F = np.where(grid <= thr, cg, c0 + math.exp(lam) * (cg - c0)) / Z
+    xs = np.sort(np.asarray(x, dtype=float).ravel())
+    Fn = np.searchsorted(xs, grid, side="right") / xs.size
+    return float(np.trapezoid(np.abs(Fn - F), grid))
+
+
+def _claim_vm_step(profile, rng, value="learned", reps=5, n_iter=10, n=4000, steps=25):
+    import torch
+
+    from iclr26sci.generative import ValueMatching, gradient_guidance
+    from iclr26sci.generative._vm_core import _Base, rollout
+    from iclr26sci.nn import GaussianFlowOracle
+
+    m, s, thr, lam = _VC["m"], _VC["s"], _VC["thr"], _VC["lam"]
+    orc = GaussianFlowOracle(mean=[m], cov=[[s ** 2]])
+    base = _Base(orc, steps)
+    pA = float(stats.norm.sf(thr, m, s))
+    pstar = math.exp(lam) * pA / (math.exp(lam) * pA + 1 - pA)
+    w_gg, w_vm, w_ex, rows = [], [], [], []
+    calls = 0
+    for r in range(reps):
+        gg = gradient_guidance(orc, _step_reward, n=n, lam=lam, steps=steps, rng=_seed(rng))
+        if value == "learned":
+            vm = ValueMatching(orc, _step_reward, lam=lam, steps=steps, hidden=(64, 64, 64), rollouts=256, lr=2e-3,
+                               epochs=2, rng=_seed(rng)).fit(n_iter=n_iter, progress=False)
+            xv = vm.sample(n=n, rng=_seed(rng)).x.numpy()
+            calls = vm.n_reward_calls_
+        else:                                    # broken variant: a value network that was never trained (V = 0)
+            xv = rollout(base, n, torch.Generator().manual_seed(_seed(rng)), vnet=None, keep=False)["x"].numpy()
+        xe = rollout(base, n, torch.Generator().manual_seed(_seed(rng)), vnet=_exact_step_value(), clip=10.0,
+                     keep=False)["x"].numpy()
+        w_gg.append(_tilt_w1(gg.x.numpy()))
+        w_vm.append(_tilt_w1(xv))
+        w_ex.append(_tilt_w1(xe))
+        rows.append({"replicate": r, "W1 gradient guidance": w_gg[-1], "W1 VM": w_vm[-1], "W1 exact-value control": w_ex[-1],
+                     "P(A) GG": float((gg.x.numpy()[:, 0] > thr).mean()), "P(A) VM": float((xv[:, 0] > thr).mean()),
+                     "P(A) exact-value": float((xe[:, 0] > thr).mean()), "P*(A) exact tilt": pstar})
+    d_base = _tilt_w1(stats.norm.rvs(m, s, size=200000, random_state=0))   # W1(base, tilt): GG cannot move
+    min_eff = 0.5 * d_base
+    eff = paired_effect(w_gg, w_vm, min_eff, what="W1(GG, exact tilt) - W1(VM, exact tilt)")
+    ctrl = paired_effect(w_gg, w_ex, min_eff, what="W1(GG, exact tilt) - W1(exact-value guidance, exact tilt)")
+    rows.append({"replicate": "W1(base, exact tilt)", "W1 gradient guidance": d_base, "W1 VM": float("nan"),
+                 "W1 exact-value control": float("nan"), "P(A) GG": pA, "P(A) VM": float("nan"),
+                 "P(A) exact-value": float("nan"), "P*(A) exact tilt": pstar})
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"1-D base N({m:g}, {s:g}^2) (exact GaussianFlowOracle), reward 1{{x > {thr:g}}} written "
+                               f"as (sign(x - {thr:g}) + 1)/2, lam = {lam:g}: the exact tilt moves P(A) from {pA:.3f} "
+                               f"to {pstar:.3f}. {reps} replicates, each a fresh VM fit ({n_iter} iterations x 256 "
+                               f"rollouts = {calls} reward calls, 3x64 MLP, {steps}-step memoryless SDE) and {n} "
+                               "samples per sampler; W1 to the exact tilt from its closed-form CDF. Gradient guidance "
+                               "(DPS/TFG style) gets a zero reward gradient, so it returns the base. The control guides "
+                               "the same sampler with the exact optimal value V*(x, t) (closed form). min effect = half "
+                               f"of W1(base, tilt) = {min_eff:.3f}. Broken variant value='zero' (an untrained value "
+                               "network) must fail.")
+
+
+@_claim(method="value_matching", paper=PAPER, budget=60,
+        claim="Value matching supports non-differentiable rewards: learning the value from reward values alone, it "
+              "samples the reward-tilted law where gradient guidance, which needs the reward's gradient, cannot",
+        paper_setting="abstract: gradient-free, online value learning; supports non-differentiable rewards "
+                      "(image and molecular rewards; full text not retrievable)",
+        paper_number="qualitative: non-differentiable rewards are supported (no number given)",
+        regime="The reward is a step whose gradient is zero almost everywhere, so gradient guidance stays at the base "
+               "law (W1 0.75 from the exact tilt) by construction, while the tilted law is known in closed form.",
+        control="Oracle value: the same guided sampler driven by the exact optimal value V*(x, t) in closed form",
+        test="one-sided paired t over 5 replicates (fresh VM fit and sample batches each), alpha 0.05; min effect "
+             "half of W1(base, exact tilt)")
+def c_vm_nondifferentiable_reward(profile, rng, value="learned"):
+    return _claim_vm_step(profile, rng, value=value)

@@ -21,6 +21,10 @@ import torch
 from torch import nn as tnn
 
 
+#: grid of a base flow that has no scheduler of its own, when ``steps`` is None
+DEFAULT_STEPS = 50
+
+
 # ------------------------------------------------------------------------------------------- base adapters
 class DiffusersBase:
     r"""A diffusers flow-matching model and its ``FlowMatchEulerDiscreteScheduler`` as a base flow.
@@ -84,6 +88,16 @@ class DiffusersBase:
     def __repr__(self):
         return f"DiffusersBase(steps={self.steps}, sample_shape={self.event_shape})"
 
+    def with_steps(self, steps):
+        """A copy of this base on a grid of ``steps`` timesteps (a deep copy of the scheduler, ``set_timesteps``
+        called on the copy; the user's scheduler and the model are not changed or copied)."""
+        import copy
+
+        steps = check_positive_int(steps, "steps", minimum=2)
+        sch = copy.deepcopy(self.scheduler)
+        sch.set_timesteps(steps)
+        return DiffusersBase(self.model, sch, self.event_shape, self.model_kwargs)
+
 
 class _Base:
     """Uniform access to a base flow: grid, diffusion coefficient, velocity and controlled memoryless step."""
@@ -91,10 +105,9 @@ class _Base:
     def __init__(self, base_flow, steps, cond=None, cfg=1.0, name="base_flow"):
         self.diffusers = isinstance(base_flow, DiffusersBase)
         if self.diffusers:
-            self.src = base_flow
             if steps is not None and int(steps) != base_flow.steps:
-                raise InputError("steps", f"is {steps} but the scheduler has {base_flow.steps} timesteps",
-                                 f"steps={base_flow.steps} (the scheduler's grid) for a diffusers base")
+                base_flow = base_flow.with_steps(int(steps))     # an explicit override: a copy on a new grid
+            self.src = base_flow
             sig = base_flow.scheduler.sigmas.detach().double().cpu().numpy()
             self.times = 1.0 - sig
             self.event_shape = base_flow.event_shape
@@ -118,7 +131,7 @@ class _Base:
             if cond is None and self.n_classes is not None:
                 cond = int(self.n_classes)           # the null label: the unconditional model
             self.cond = cond
-            self.times = np.linspace(0.0, 1.0, int(steps) + 1)
+            self.times = np.linspace(0.0, 1.0, int(DEFAULT_STEPS if steps is None else steps) + 1)
         self.cfg = float(cfg)
         self.K = len(self.times) - 1
         self.dim = int(np.prod(self.event_shape))

@@ -491,6 +491,10 @@ class FlowGRPOTrainer(BaseEstimator):
         Step weights (see :func:`noise_aware_weights`); default "computed" in tempflow, "none" otherwise.
     branching : bool, optional
         TempFlow's branching (default True in tempflow; the other modes never branch).
+    branch_steps : sequence of int, optional
+        The grid steps :math:`k \le T - 2` at which TempFlow branches (and which it trains); default all of them.
+        Reward calls per update are ``prompts x seeds_per_prompt x branches x len(branch_steps)``: branching only
+        where the reward is decided (e.g. the early, high-noise steps) saves the calls of the others.
     timestep_fraction : float in (0, 1], optional
         Fraction of the steps trained per trajectory (default 0.99 flow_grpo, 0.6 dance_grpo).
     window : int >= 1, default 2
@@ -545,7 +549,7 @@ class FlowGRPOTrainer(BaseEstimator):
 
     def __init__(self, flow_model, reward_fn, mode="tempflow", steps=10, shift=3.0, noise_level=0.7,
                  group_by="seed", branches=6, seeds_per_prompt=4, group_size=24, clip=0.2, kl_beta=0.004,
-                 lr=1e-4, weighting=None, branching=None, timestep_fraction=None, window=2, guidance=1.0,
+                 lr=1e-4, weighting=None, branching=None, branch_steps=None, timestep_fraction=None, window=2, guidance=1.0,
                  adv_clip=5.0, reduce="mean", minibatches=1, trainable="all", grad_clip=1.0, weight_decay=0.0,
                  eval_n=0, train_batch_size=4096, progress=True, rng=0):
         self.flow_model = flow_model
@@ -563,6 +567,7 @@ class FlowGRPOTrainer(BaseEstimator):
         self.lr = lr
         self.weighting = weighting
         self.branching = branching
+        self.branch_steps = branch_steps
         self.timestep_fraction = timestep_fraction
         self.window = window
         self.guidance = guidance
@@ -600,6 +605,20 @@ class FlowGRPOTrainer(BaseEstimator):
             p["branching"] = check_bool(self.branching, "branching")
             if p["branching"] and p["mode"] != "tempflow":
                 raise InputError("branching", f"is True in mode {p['mode']!r}", "branching only in mode 'tempflow'")
+        if self.branch_steps is None:
+            p["branch_steps"] = None
+        else:
+            try:
+                ks = sorted({int(k) for k in self.branch_steps})
+                ok = all(float(k) == int(k) and not isinstance(k, bool) for k in self.branch_steps)
+            except (TypeError, ValueError):
+                ks, ok = [], False
+            if not ok or not ks or ks[0] < 0 or ks[-1] > p["steps"] - 2:
+                raise InputError("branch_steps", f"got {self.branch_steps!r}",
+                                 f"a non-empty sequence of grid steps in [0, {p['steps'] - 2}]")
+            if not p["branching"]:
+                raise InputError("branch_steps", "is set without branching", "branch_steps only with branching")
+            p["branch_steps"] = ks
         p["timestep_fraction"] = (d["timestep_fraction"] if self.timestep_fraction is None else
                                   check_in_range(self.timestep_fraction, "timestep_fraction", 0.0, 1.0,
                                                  low_open=True))
@@ -886,7 +905,7 @@ class FlowGRPOTrainer(BaseEstimator):
                           else False):
             if p["branching"]:
                 S, K = p["seeds_per_prompt"], p["branches"]
-                ro = self._rollout_branch(cond, P, S, K, gen)
+                ro = self._rollout_branch(cond, P, S, K, gen, ks=p["branch_steps"])
                 A = group_advantages(ro["R"], p["group_by"], clip=p["adv_clip"])     # (P, S, T-1, K)
                 # mask branches (trunk, j) whose advantages are zero at every step
                 keep = ~np.all(np.abs(A) < 1e-12, axis=2)                          # (P, S, K)

@@ -160,6 +160,11 @@ class PeerResult:
 
 
 # ------------------------------------------------------------------------------------------------ checks
+def _check_steps(steps):
+    """None (the scheduler's own grid, or 50 steps for a base without one) or an int >= 2."""
+    return None if steps is None else check_positive_int(steps, "steps", minimum=2)
+
+
 def _check_reward_fn(reward_fn):
     if not callable(reward_fn):
         raise InputError("reward_fn", f"got {type(reward_fn).__name__}", "a callable reward(x) -> (n,) rewards")
@@ -215,9 +220,11 @@ class ValueMatching(BaseEstimator):
         (tensor or array). Black boxes (indicators, external scores) are fine: only values are used.
     lam : float > 0, default 5.0
         :math:`\lambda`, the reward multiplier (inverse temperature) of the tilt :math:`e^{\lambda r}`.
-    steps : int >= 2, default 50
-        Euler-Maruyama steps of the memoryless SDE on a uniform grid (a diffusers base uses its scheduler's
-        grid; then ``steps`` must equal its number of timesteps).
+    steps : int >= 2 or None, default None
+        Euler-Maruyama steps of the memoryless SDE. None: a :class:`DiffusersBase` uses its scheduler's own grid
+        (its number of timesteps, shift included), any other base a uniform grid of 50 steps. An int overrides:
+        a uniform grid of ``steps`` steps, or for a diffusers base a copy of its scheduler after
+        ``set_timesteps(steps)`` (the user's scheduler is not changed).
     value_net : "mlp" or torch.nn.Module, default "mlp"
         ``"mlp"``: an MLP on the flattened state and Fourier features of t (widths ``hidden``, SiLU, zero-initialised
         last layer so the first rollouts are the base model's). A module must map ``(x, t)`` with ``x`` of shape
@@ -289,7 +296,7 @@ class ValueMatching(BaseEstimator):
     torch.Size([5, 2])
     """
 
-    def __init__(self, base_flow, reward_fn, lam=5.0, steps=50, value_net="mlp", hidden=(256, 256, 256),
+    def __init__(self, base_flow, reward_fn, lam=5.0, steps=None, value_net="mlp", hidden=(256, 256, 256),
                  rollouts=256, lr=1e-3, epochs=2, batch_size=1024, replay=2, target="mc", control_variate=True,
                  terminal=True, on_policy=True, guidance_clip=10.0, lr_decay=1.0, cond=None, cfg=1.0, warm_start=False,
                  rng=0):
@@ -328,9 +335,7 @@ class ValueMatching(BaseEstimator):
         self._lam = check_in_range(self.lam, "lam", 0.0, low_open=True)
         if not math.isfinite(self._lam):
             raise InputError("lam", "is infinite", "a finite positive reward multiplier")
-        steps = None if self.steps is None else check_positive_int(self.steps, "steps", minimum=2)
-        if steps is None and not type(self.base_flow).__name__ == "DiffusersBase":
-            raise InputError("steps", "is None", "an int >= 2")
+        steps = _check_steps(self.steps)
         _check_reward_fn(self.reward_fn)
         self._rollouts = check_positive_int(self.rollouts, "rollouts", minimum=2)
         self._lr = check_in_range(self.lr, "lr", 0.0, low_open=True)
@@ -661,7 +666,7 @@ def classifier_guidance(base_flow, reward_fn, lam=5.0, n_iter=20, **kwargs):
     return est.fit(n_iter=n_iter, progress=progress_flag)
 
 
-def best_of_n(base_flow, reward_fn, n, n_candidates=8, lam=None, steps=50, cond=None, rng=0):
+def best_of_n(base_flow, reward_fn, n, n_candidates=8, lam=None, steps=None, cond=None, rng=0):
     r"""Best-of-N, or soft-value importance resampling, from base samples: a black-box peer.
 
     Draws ``n * n_candidates`` base samples (memoryless SDE) in ``n`` groups; from each group it keeps the
@@ -679,7 +684,8 @@ def best_of_n(base_flow, reward_fn, n, n_candidates=8, lam=None, steps=50, cond=
         :math:`N`, the candidates per returned sample (reward calls = ``n * n_candidates``).
     lam : float > 0, optional
         Importance resampling at :math:`\lambda` instead of the argmax.
-    steps : int >= 2, default 50
+    steps : int >= 2 or None, default None
+        As in :class:`ValueMatching` (None: the scheduler's own grid, or 50 steps).
     cond : int, optional
     rng : int >= 0 or None, default 0
 
@@ -704,7 +710,7 @@ def best_of_n(base_flow, reward_fn, n, n_candidates=8, lam=None, steps=50, cond=
     N = check_positive_int(n_candidates, "n_candidates")
     if lam is not None:
         lam = check_in_range(lam, "lam", 0.0, low_open=True)
-    steps = check_positive_int(steps, "steps", minimum=2)
+    steps = _check_steps(steps)
     seed = _check_seed(rng)
     base = _Base(base_flow, steps, cond=cond)
     t0 = time.perf_counter()
@@ -725,7 +731,7 @@ def best_of_n(base_flow, reward_fn, n, n_candidates=8, lam=None, steps=50, cond=
                       seconds=time.perf_counter() - t0, extra={"n_candidates": N, "lam": lam})
 
 
-def gradient_guidance(base_flow, reward_fn, n, lam=5.0, steps=50, guidance_scale=1.0, guidance_clip=10.0,
+def gradient_guidance(base_flow, reward_fn, n, lam=5.0, steps=None, guidance_scale=1.0, guidance_clip=10.0,
                       through_base=True, cond=None, rng=0):
     r"""Training-free gradient guidance (DPS / TFG style): the value is approximated by the reward at the base
     model's one-step prediction, :math:`V(x, t) \approx -\lambda\, r(\hat x_1)`, :math:`\hat x_1 = x + (1 - t)v(x, t)`.
@@ -739,7 +745,8 @@ def gradient_guidance(base_flow, reward_fn, n, lam=5.0, steps=50, guidance_scale
     Parameters
     ----------
     base_flow, reward_fn, lam, steps, cond
-        As in :class:`ValueMatching` (``reward_fn`` must return a differentiable torch tensor).
+        As in :class:`ValueMatching` (``reward_fn`` must return a differentiable torch tensor; ``steps=None``:
+        the scheduler's own grid, or 50 steps).
     n : int >= 1
         Number of samples.
     guidance_scale : float >= 0, default 1.0
@@ -768,7 +775,7 @@ def gradient_guidance(base_flow, reward_fn, n, lam=5.0, steps=50, guidance_scale
     _check_reward_fn(reward_fn)
     n = check_positive_int(n, "n")
     lam = check_in_range(lam, "lam", 0.0, low_open=True)
-    steps = check_positive_int(steps, "steps", minimum=2)
+    steps = _check_steps(steps)
     gamma = check_in_range(guidance_scale, "guidance_scale", 0.0)
     clip = check_in_range(guidance_clip, "guidance_clip", 0.0, low_open=True)
     through = check_bool(through_base, "through_base")

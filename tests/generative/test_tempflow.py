@@ -284,3 +284,18 @@ def test_fashion_flow_user_code_smoke_on_tiny_sets(tmp_path, monkeypatch):
     tr.fit([0, 7], n_updates=1)
     assert len(tr.history_) == 1 and math.isfinite(tr.history_["reward"][0])
     assert tr.sample([0], n=2).x.shape == (2, 1, 28, 28)
+
+
+def test_branch_steps_limits_branching_and_reward_calls():
+    from iclr26sci.core import InputError
+    from iclr26sci.generative import FlowGRPOTrainer, target_reward
+    from iclr26sci.nn import VelocityMLP
+
+    kw = dict(mode="tempflow", steps=5, branches=3, seeds_per_prompt=2, lr=1e-3, rng=0, progress=False)
+    tr = FlowGRPOTrainer(VelocityMLP(2, hidden=(8,)), target_reward([1.0, 1.0]), branch_steps=[0, 2], **kw)
+    tr.fit(None, n_updates=1)
+    assert tr.history_["reward_calls"].tolist() == [2 * 3 * 2]
+    for bad in ([4], [], [-1], "ab"):
+        with pytest.raises(InputError, match="branch_steps"):
+            FlowGRPOTrainer(VelocityMLP(2, hidden=(8,)), target_reward([1.0, 1.0]), branch_steps=bad,
+                            **kw).fit(None, n_updates=1)

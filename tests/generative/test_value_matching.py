@@ -264,8 +264,23 @@ def test_diffusers_base_matches_the_bridge_and_trains():
     vm.fit(n_iter=2, progress=False)
     assert vm.sample(n=2, rng=0).x.shape == (2, 1, 8, 8)
     assert vm.sample(n=2, rng=0, sde=False).x.shape == (2, 1, 8, 8)
+    # steps follows the scheduler by default; an explicit steps is an override on a copy of the scheduler
+    vm = ValueMatching(base, lambda z: z.mean((1, 2, 3)), lam=1.0, hidden=(16,), rollouts=4, rng=0)
+    vm.fit(n_iter=1, progress=False)
+    assert vm.base_.K == 4 and np.allclose(vm.times_, 1 - sch.sigmas.double().numpy())
+    vm6 = ValueMatching(base, lambda z: z.mean((1, 2, 3)), lam=1.0, steps=6, hidden=(16,), rollouts=4, rng=0)
+    vm6.fit(n_iter=1, progress=False)
+    assert vm6.base_.K == 6 and len(sch.timesteps) == 4 and base.steps == 4
+    assert vm6.sample(n=2, rng=0).x.shape == (2, 1, 8, 8)
     with pytest.raises(InputError, match="steps"):
-        ValueMatching(base, linear, steps=10).fit(n_iter=1, progress=False)
+        ValueMatching(base, linear, steps=1).fit(n_iter=1, progress=False)
+
+
+def test_steps_default_is_fifty_for_a_base_without_a_scheduler():
+    vm = ValueMatching(GaussianFlowOracle(mean=M), linear, lam=1.0, hidden=(8,), rollouts=4, rng=0)
+    assert vm.steps is None
+    vm.fit(n_iter=1, progress=False)
+    assert vm.base_.K == 50
 
 
 @pytest.mark.slow
