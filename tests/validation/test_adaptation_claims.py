@@ -14,7 +14,7 @@ def test_broken_variant_no_statistics_update_fails():
     # the target statistics stay at the source's: the alignment is the identity, PEA cannot undo the planted
     # shift (the control fails) and gains nothing over NoAdapt
     r = evaluate_claim(c_pea_beats_noadapt(Profile("claims"), np.random.default_rng(0), variant="no-update",
-                                           n_per=32))
+                                           n_per=32, streams=2))
     assert not r["passed"] and not r["control_passed"]
 
 
