@@ -281,6 +281,9 @@ def p5_backprop_free(profile, rng, variant=None):
 
     x = corrupt_images(te.images, "gaussian_noise", 5, rng=int(rng.integers(1 << 30)), backend="cifar-c")
     before = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    # gradients the model already holds (a model trained in this process can keep its last .grad): only the
+    # .grad that the stream creates or changes counts against PEA
+    grads0 = [None if p.grad is None else p.grad.detach().clone() for p in model.parameters()]
     pea = PEAAdapter(model, stats)
     req = 0
     ctx = contextlib.nullcontext()
@@ -300,11 +303,12 @@ def p5_backprop_free(profile, rng, variant=None):
         model.eval()
     after = model.state_dict()
     changed = sum(int(not torch.equal(before[k], after[k])) for k in before)
-    grads = sum(int(p.grad is not None) for p in model.parameters())
+    grads = sum(int(p.grad is not None and (g0 is None or not torch.equal(p.grad, g0)))
+                for p, g0 in zip(model.parameters(), grads0))
     grad_on = sum(int(h["grad_enabled"]) for h in pea.history_)
     if changed:  # restore the shared model for the other checks
         model.load_state_dict(before)
-    crit = [Criterion("state_dict entries changed", changed, 0, "<="), Criterion("parameters with .grad", grads, 0, "<="),
+    crit = [Criterion("state_dict entries changed", changed, 0, "<="), Criterion("parameters whose .grad the stream created or changed", grads, 0, "<="),
             Criterion("outputs requiring grad", req, 0, "<="), Criterion("hook calls with grad enabled", grad_on, 0, "<="),
             Criterion("backward passes", pea.n_backward_, 0, "<=")]
     return CheckResult(criteria=crit, table=[{"model": name, "batches": pea.n_batches_, "forwards": pea.n_forward_,
@@ -354,8 +358,9 @@ def _p6_measure(ctx, model, stats, batches, reps, plain_t, pea_t):
 
 
 @check(method="adaptation", paper=PAPER, budget=8,
-       guarantee="P6: a PEA batch costs exactly 2(K+1) network evaluations (K = 2 views) and no backward pass, and "
-                 "the peak resident memory grows by less than 10% over plain inference (CPU time ratio reported)")
+       guarantee="P6: a PEA batch costs exactly 2(K+1) network evaluations (K = 2 views) and no backward pass, its "
+                 "single-thread CPU time is 2(K+1) +- 30% times plain inference's, and the peak resident memory grows "
+                 "by less than 10% over plain inference")
 def p6_cost(profile, rng, variant=None):
     import torch
 
@@ -409,10 +414,11 @@ def p6_cost(profile, rng, variant=None):
     mem = float((pea_peak - plain_peak) / plain_peak)
     fwd = pea2.n_forward_ / pea2.n_batches_
     target = 2 * K1
-    # The time ratio is reported, not required: it measures the machine's load as much as the code (7.2-8.0 for
-    # the same code across seeds here). The cost claim of the issue is the count of forwards and the memory;
-    # benchmarks/bench_adaptation.py measures the time side by side against plain inference.
+    # The spec's cost criterion is time(PEA) / time(plain inference) within 2(K+1) +- 30%: measured here as
+    # single-thread CPU time of this process (process_time), medians of interleaved repetitions, which the
+    # machine's load affects far less than wall time.
     crit = [Criterion("network evaluations per batch", fwd, (target, target), "in"),
+            Criterion("CPU time(PEA) / CPU time(plain), one thread", ratio, (0.7 * target, 1.3 * target), "in"),
             Criterion("peak RSS increase (fraction of plain peak)", mem, 0.10, "<")]
     return CheckResult(criteria=crit, table=[{"model": name, "plain s": float(np.median(plain_t)),
                                               "PEA s": float(np.median(pea_t)), "ratio": ratio, "RSS before MiB": r0,
@@ -423,9 +429,8 @@ def p6_cost(profile, rng, variant=None):
                                "for the same code). The spec's band is "
                                "2(K+1) +- 30%; peak RSS is the kernel's high-water mark reset via /proc/self/clear_refs "
                                "after malloc_trim. Catches: a cache that keeps per-call tensors alive (variant 'leak'), an "
-                               "extra forward per view. A per-token Python loop in the hook (variant 'sample-loop') "
-                               "is a speed defect: it shows in the reported time ratio and in the benchmark, not in a "
-                               "criterion.")
+                               "extra forward per view, a per-token Python loop in the hook (variant 'sample-loop': "
+                               "the CPU time ratio leaves the band).")
 
 
 # ------------------------------------------------------------------------------------------------ P7-P9
@@ -657,3 +662,182 @@ def p10_switch_and_reset(profile, rng, variant=None):
                                "(m = 0.02) would sit ~0.96 away from mu_B after one batch; a reset puts it at the "
                                "batch mean, error ~ 1.5 E|N(0,1)|/sqrt(B) ~ 0.15 < 0.25. Catches: no drift smoothing "
                                "(variant 'no-smoothing': delta > gamma delta never holds, no reset).")
+
+
+# ------------------------------------------------------------------------------------------ claims tier
+#: the backprop-free peers of the spec's harness that run on a CNN (FOA-lite needs token blocks)
+PEERS = ("bn", "t3a", "lame", "neo")
+#: the smallest effect of interest, accuracy points: half the smallest backprop-free gain over NoAdapt in the
+#: spec's context table (NEO, ViT-B ImageNet-C severity 5: 55.6 -> 59.2, +3.6 pp), rounded up to 2 pp
+MIN_GAIN = 0.02
+
+
+def _claim_stream(n_per, seed, corruptions=None):
+    """A continual Fashion-MNIST-C stream at severity 5: ``n_per`` fresh test images per corruption, in order."""
+    from data_adapters.corruptions import CIFAR_C_CORRUPTIONS
+
+    g = np.random.default_rng(seed)
+    corr = corruptions or tuple(c for c in CIFAR_C_CORRUPTIONS if c != "saturate")  # 14 grey corruptions
+    xs, ys = [], []
+    for c in corr:
+        te = _test_images(n_per, g.integers(1 << 30))
+        xs.append(_corrupted(te, c, 5, g.integers(1 << 30)))
+        ys.append(te.labels)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _peer(name, model, stats):
+    from iclr26sci.adaptation import baselines as B
+
+    return {"bn": B.BNAdapt, "t3a": B.T3A, "lame": B.LAME, "neo": B.NEO}[name](model, stats)
+
+
+def _correct(method, X, Y, bs=64):
+    """Per-sample correctness (bool array) of a method (a model, a peer or a PEAAdapter) over one stream."""
+    import torch
+
+    preds = []
+    for xb, _ in _batches(X, Y, bs):
+        with torch.no_grad():
+            out = method(xb) if isinstance(method, torch.nn.Module) else method.predict(xb)
+        preds.append(out.argmax(1).numpy())
+    return np.concatenate(preds) == Y
+
+
+@contextlib.contextmanager
+def _planted_shift(model, stats, rng=None, size=0.3, log_scale=0.15):
+    """A per-channel covariate shift of known size planted at the output of the first hooked block.
+
+    Each channel ``c`` becomes ``mu_c + a_c (x - mu_c) + size sigma_c s_c`` with the source mean ``mu_c`` and
+    SD ``sigma_c``, ``s_c = +1`` and scales ``a_c = exp(+-log_scale)`` (alternating over channels): a mean shift
+    of ``size`` source SDs and a variance change of ``e^{+-2 log_scale}`` in every channel. The hook is registered before PEA's
+    (hooks run in registration order), so PEA sees the shifted features, as it would see a shifted input.
+    """
+    import torch
+
+    from iclr26sci.adaptation._stats import resolve_modules
+
+    name, mod = resolve_modules(model, [stats.module_names_[0]])[0]
+    mu = stats.mean_[0].float()
+    sd = stats.var_[0].float().sqrt()
+    d = mu.shape[0]
+    # a fixed pattern (not drawn): every channel's mean moves up by `size` SDs, the variances alternate
+    # e^{+-2 log_scale}; a drawn sign pattern made the damage, and so the control, vary with the seed
+    sign = torch.ones(d)
+    scale = torch.from_numpy(np.exp(log_scale * (-1.0) ** np.arange(d))).float()
+
+    def hook(_m, _inp, out):
+        shp = (1, d) + (1,) * (out.ndim - 2)
+        return mu.view(shp) + scale.view(shp) * (out - mu.view(shp)) + (size * sd * sign).view(shp)
+    h = mod.register_forward_hook(hook)
+    try:
+        yield name
+    finally:
+        h.remove()
+
+
+def _no_update(self, i, X):
+    """Broken: the target statistics never leave the source's (the statistics update is disabled)."""
+    from iclr26sci.adaptation._pea import _Target
+
+    if self._targets[i] is None:
+        src = self.stats
+        self._targets[i] = _Target(src.mean_[i].double().clone(), src.cov_[i].double().clone())
+    return False
+
+
+def _pea_vs(profile, rng, variant=None, n_per=None, against="none", streams=None):
+    """The PEA claims: PEA (the library's per-view recipe) against NoAdapt or the best backprop-free peer.
+
+    The unit of replication is the stream: ``streams`` independent continual streams (fresh images and corruption
+    draws, a fresh adapter each), since the adaptation trajectory varies from stream to stream far more than a
+    per-image standard error within one stream shows. The official ResNet recipe (``microbatch_variants=True``)
+    runs on the first stream and is reported beside it.
+    """
+    from iclr26sci.adaptation import PEAAdapter
+    from validation.claims import ClaimResult, paired_effect
+
+    model, name, stats = _setup()
+    n_per = n_per or profile.pick(192, 512)
+    R = streams or profile.pick(8, 16)
+    seed = int(rng.integers(1 << 30))
+    ctx = contextlib.nullcontext()
+    if variant == "no-update":
+        ctx = mock.patch("iclr26sci.adaptation._pea.PEAAdapter._update_target", _no_update)
+    elif variant is not None:
+        raise ValueError(f"unknown variant {variant!r}; known: ['no-update']")
+    ref_name = "NoAdapt"
+    rows = []
+    if against != "none":  # the best peer, chosen on a disjoint selection stream (other images, other draws)
+        Xs, Ys = _claim_stream(max(64, n_per // 2), seed + 1)
+        sel = {p: float(_correct(_peer(p, model, stats), Xs, Ys).mean()) for p in PEERS}
+        ref_name = max(sel, key=sel.get)
+        rows += [{"method": f"{p} (selection stream)", "accuracy": sel[p]} for p in PEERS]
+    acc = {"NoAdapt": [], "PEA": [], ref_name: []}
+    micro = None
+    for r in range(R):
+        X, Y = _claim_stream(n_per, seed + 10 + r)
+        with ctx:
+            acc["PEA"].append(float(_correct(PEAAdapter(model, stats), X, Y).mean()))
+            if r == 0:
+                micro = float(_correct(PEAAdapter(model, stats, microbatch_variants=True), X, Y).mean())
+        acc["NoAdapt"].append(float(_correct(model, X, Y).mean()))
+        if against != "none":
+            acc[ref_name].append(float(_correct(_peer(ref_name, model, stats), X, Y).mean()))
+    for k, v in acc.items():
+        rows.append({"method": k + (" (per-view recipe, library default)" if k == "PEA" else ""),
+                     "accuracy": float(np.mean(v)), "SD over streams": float(np.std(v, ddof=1))})
+    rows.append({"method": "PEA, official ResNet recipe (microbatch_variants=True), first stream", "accuracy": micro,
+                 "same stream: NoAdapt / per-view PEA": f"{acc['NoAdapt'][0]:.4f} / {acc['PEA'][0]:.4f}"})
+    eff = paired_effect(acc["PEA"], acc[ref_name], min_effect=MIN_GAIN,
+                        what=f"accuracy(PEA) - accuracy({ref_name}), paired over {R} independent severity-5 streams")
+    # positive control: clean images with a planted per-channel feature shift; NoAdapt vs PEA on the same stream
+    te = _test_images(profile.pick(4096, 8192), seed + 2)
+    with ctx, _planted_shift(model, stats, np.random.default_rng(seed + 3)):
+        k_pea = _correct(PEAAdapter(model, stats), te.images, te.labels)
+        k_none = _correct(model, te.images, te.labels)
+    ctrl = paired_effect(k_pea.astype(float), k_none.astype(float), min_effect=MIN_GAIN,
+                         what="accuracy(PEA) - accuracy(NoAdapt) on clean images with a planted feature shift "
+                              "(+0.3 source SDs and a variance factor e^+-0.3, alternating, per channel at the first hooked block)")
+    rows.append({"method": "planted shift: NoAdapt", "accuracy": float(k_none.mean())})
+    rows.append({"method": "planted shift: PEA", "accuracy": float(k_pea.mean())})
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"model {name}; {R} independent continual streams of the 14 grey corruptions at "
+                               f"severity 5, {n_per} images each, batches of 64, one adapter per stream (the paper's "
+                               "continual protocol). Min effect 2 pp: half the smallest backprop-free gain over NoAdapt in the "
+                               "spec's context table (NEO +3.6 pp).")
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+_REGIME = ("Severity-5 corruptions move the cached ResNet's block statistics away from the source's (NoAdapt "
+           "falls from 91 % clean to about 65 %), and re-normalising them recovers much of the loss (BN-adapt "
+           "reaches about 80 %), so the shift that PEA's moment alignment corrects is present and correctable.")
+_CONTROL = ("Clean test images with a per-channel covariate shift of known size planted in feature space at the "
+            "first hooked block (every channel's mean moved up by 0.3 source SDs, variances scaled by e^+-0.3 alternately): PEA must undo it "
+            "(accuracy gain over NoAdapt on the same images)")
+_TEST = ("one-sided paired t over independent streams (stream accuracy), alpha 0.05; power for 2 pp; the control "
+         "is paired over its test images")
+
+
+@_claim(method="adaptation", paper=PAPER, budget=60, name="c_pea_beats_noadapt",
+        claim="PEA, backprop-free, improves a source model's accuracy on corrupted data at severity 5",
+        paper_setting="ImageNet-C / CIFAR-100-C, ResNet-50 and ViT-B/16, severity 5, 15 corruptions, continual, "
+                      "batch 64",
+        paper_number="qualitative: state-of-the-art accuracy among backprop-free methods (PEA's own table is not in "
+                     "the offline corpus; context: NEO +3.6 pp over NoAdapt on ViT-B ImageNet-C)",
+        regime=_REGIME, control=_CONTROL, test=_TEST)
+def c_pea_beats_noadapt(profile, rng, variant=None, n_per=None, streams=None):
+    return _pea_vs(profile, rng, variant, n_per, against="none", streams=streams)
+
+
+@_claim(method="adaptation", paper=PAPER, budget=60, name="c_pea_beats_best_peer",
+        claim="PEA is more accurate than the best backprop-free peer (BN-adapt, T3A, LAME, NEO) at severity 5",
+        paper_setting="ImageNet-C / CIFAR-100-C, ResNet-50 and ViT-B/16, severity 5, 15 corruptions, continual, "
+                      "batch 64",
+        paper_number="qualitative: state-of-the-art accuracy among backprop-free methods (PEA's own table is not in "
+                     "the offline corpus)",
+        regime=_REGIME, control=_CONTROL,
+        test=_TEST + "; the peer is the most accurate of the four on a disjoint selection stream")
+def c_pea_beats_best_peer(profile, rng, variant=None, n_per=None, streams=None):
+    return _pea_vs(profile, rng, variant, n_per, against="peer", streams=streams)

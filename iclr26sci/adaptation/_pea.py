@@ -62,7 +62,10 @@ class PEAAdapter(BaseEstimator):
     .. math:: d_l = \lVert \mu_s^l - \mu_b^l \rVert_2 + \lVert \sigma_s^{2,l} - v_b^l \rVert_2, \qquad
               w_l = \frac{d_l - \min_k d_k}{\max_k d_k - \min_k d_k}\ (0 \text{ if all equal}).
 
-    **Pass 2 (aligned forward)**, one view at a time. After block ``l`` with :math:`w_l \ge 10^{-3}`, the
+    **Pass 2 (aligned forward)**, one view at a time (``microbatch_variants=False``), or all views
+    concatenated into one batch of ``V B`` images (``microbatch_variants=True``, the official ResNet
+    runner's ``--microbatch_variants 3``: one forward per pass and one statistics update per batch, from
+    the features of every view together). After block ``l`` with :math:`w_l \ge 10^{-3}`, the
     current (already progressively aligned) features :math:`X` update the target statistics: batch mean
     :math:`\mu_b` and covariance :math:`\Sigma_b + \text{reg} I`, drift :math:`\delta = \operatorname{mean}|\mu_b
     - \hat\mu_t|`, smoothed drift :math:`s \leftarrow \alpha \delta + (1-\alpha) s` (:math:`s_0 = 0`); a
@@ -85,6 +88,12 @@ class PEAAdapter(BaseEstimator):
         The classifier (put in eval mode, with a warning, if it is in train mode).
     stats : SourceStats
         Source statistics fitted on this model (same weights; checked by a hash).
+    microbatch_variants : bool, default False
+        ``False``: the views go through the network one at a time, and the target statistics are updated
+        once per view (``V`` updates per batch). ``True``: the official ResNet recipe -- all views in one
+        forward of ``V B`` images, in both passes, so the statistics are updated once per batch from all
+        views' features together, and ``n_forward_`` grows by 2 per batch (one call per pass, each of
+        ``V B`` images) instead of ``2 V``.
     one_pass : bool, default False
         One aligned forward per view instead of two passes: the layer weights are the min-max normalised
         shift scores measured during the previous batch's aligned pass (before each block's correction); the
@@ -146,12 +155,14 @@ class PEAAdapter(BaseEstimator):
     (torch.Size([16, 3]), 2, 0, 1)
     """
 
-    def __init__(self, model, stats, *, one_pass=False, alignment="coral", momentum=0.02, alpha=0.2, gamma=None,
+    def __init__(self, model, stats, *, microbatch_variants=False, one_pass=False, alignment="coral", momentum=0.02,
+                 alpha=0.2, gamma=None,
                  entropy_threshold=None, spike_floor=None, views=("orig", "crop", "flip"), crop_ratio=0.9,
                  skip_threshold=1e-3, mv_threshold=0.5, layer_weights="minmax", pass1_tokens="cls", eps=1e-5,
                  reg=1e-5, group_size=None):
         self.model = model
         self.stats = stats
+        self.microbatch_variants = microbatch_variants
         self.one_pass = one_pass
         self.alignment = alignment
         self.momentum = momentum
@@ -182,6 +193,7 @@ class PEAAdapter(BaseEstimator):
         if not hasattr(self.stats, "mean_"):
             raise NotFittedError("stats", "is an unfitted SourceStats", "SourceStats.fit(model, clean_data) first")
         self._one_pass = check_bool(self.one_pass, "one_pass")
+        self._micro = check_bool(self.microbatch_variants, "microbatch_variants")
         self._alignment = check_option(self.alignment, "alignment", ("coral", "mv", "switch"))
         self._layer_weights = check_option(self.layer_weights, "layer_weights", ("minmax", "ones"))
         self._pass1_tokens = check_option(self.pass1_tokens, "pass1_tokens", ("cls", "all"))
@@ -349,6 +361,9 @@ class PEAAdapter(BaseEstimator):
         """Adapted logits ``(B, n_classes)`` of one test batch (tensor, array, StreamBatch or ``(x, y)``)."""
         x = self._check_x(X).to(_device(self.model))
         views = [make_view(x, v, self._crop) for v in self._views]
+        n_views = len(views)
+        if self._micro and n_views > 1:  # the official ResNet recipe: every view in one forward
+            views = [torch.cat(views, 0)]
         k = len(self._mods)
         state = {"mode": "record", "sums": None, "weights": None, "spikes": [], "grad": False, "which": [None] * k}
 
@@ -418,8 +433,11 @@ class PEAAdapter(BaseEstimator):
                     state["spikes"].append([])
                     out = self.model(v)
                     n_fwd += 1
-                    total = out.double() if total is None else total + out.double()
-                logits = (total / len(views)).to(out.dtype)
+                    out_d = out.double()
+                    if len(views) < n_views:  # one forward of all views: (V B, C) -> sum over the views
+                        out_d = out_d.reshape(n_views, -1, *out_d.shape[1:]).sum(0)
+                    total = out_d if total is None else total + out_d
+                logits = (total / n_views).to(out.dtype)
                 if self._one_pass:
                     self._last_scores = self._scores(state["sums"])
         finally:
@@ -448,7 +466,8 @@ class PEAAdapter(BaseEstimator):
         return {"n_batches": self.n_batches_, "n_forward": self.n_forward_, "n_backward": self.n_backward_,
                 "n_entropy_resets": self.n_resets_,
                 "n_spikes": int(sum(len(s) for h in self.history_ for s in h["spikes"])),
-                "modules": list(self.stats.module_names_), "alignment": self._alignment, "one_pass": self._one_pass}
+                "modules": list(self.stats.module_names_), "alignment": self._alignment, "one_pass": self._one_pass,
+                "microbatch_variants": self._micro}
 
     def summary(self) -> str:
         """A few lines: settings, counters, mean layer weights."""

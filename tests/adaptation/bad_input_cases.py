@@ -186,6 +186,8 @@ CASES = [
     Case("adaptation.064", "PEAAdapter", "views a string", lambda: PEAAdapter(_net(), _stats(), views="orig"),
          ("views",)),
     Case("adaptation.065", "PEAAdapter", "one_pass string", lambda: _pea(one_pass="yes"), ("one_pass",)),
+    Case("adaptation.065b", "PEAAdapter", "microbatch_variants string", lambda: _pea(microbatch_variants="yes"),
+         ("microbatch_variants",)),
     Case("adaptation.066", "PEAAdapter", "layer_weights bogus", lambda: _pea(layer_weights="max"), ("layer_weights",)),
     Case("adaptation.067", "PEAAdapter", "pass1_tokens bogus", lambda: _pea(pass1_tokens="some"), ("pass1_tokens",)),
     Case("adaptation.068", "PEAAdapter", "mv_threshold > 1", lambda: _pea(mv_threshold=2.0), ("mv_threshold",)),

@@ -157,6 +157,33 @@ def test_one_pass_costs_half_and_mv_branch_reachable():
     assert not torch.allclose(a, b)
 
 
+def test_microbatch_variants_one_forward_per_pass_one_update_per_batch():
+    r = _resnet()
+    s = SourceStats.fit(r, _imgs(64), group_size=4)
+    x = _imgs(16, seed=3, shift=0.2)
+    # one view: the two recipes are the same computation
+    a = PEAAdapter(r, s, views=("orig",)).predict(x)
+    b = PEAAdapter(r, s, views=("orig",), microbatch_variants=True).predict(x)
+    assert torch.allclose(a, b, atol=1e-6)
+    # three views: 2 network calls per batch (each of 3 x 16 images) and one statistics update per block
+    pm = PEAAdapter(r, s, microbatch_variants=True)
+    counts = []
+    orig = PEAAdapter._update_target
+
+    def counting(self, i, X):
+        counts.append(X.shape[0])
+        return orig(self, i, X)
+    pm._update_target = counting.__get__(pm)
+    out = pm.predict(x)
+    assert out.shape == (16, 3) and pm.n_forward_ == 2 and len(pm.history_[0]["spikes"]) == 1
+    assert counts and all(c == 48 for c in counts)
+    pv = PEAAdapter(r, s)
+    pv.predict(x)
+    assert pv.n_forward_ == 6 and len(pv.history_[0]["spikes"]) == 3
+    assert not torch.allclose(out, pv.predict(x))
+    assert pm.to_dict()["microbatch_variants"] is True
+
+
 def test_entropy_reset_and_manual_reset():
     r = _resnet()
     s = SourceStats.fit(r, _imgs(64), group_size=4)

@@ -10,7 +10,7 @@ import validation.adaptation as va
 CHEAP = [("p1_exact_moment_matching", "inverse"), ("p2_grouped_blocks", "full"),
          ("p3_mv_inverts_affine", "biased-variance"), ("p4_rotation_limitation", "procrustes"),
          ("p10_switch_and_reset", "no-smoothing")]
-HEAVY = [("p5_backprop_free", "train-mode"), ("p6_cost", "leak"), ("p7_no_shift_safety", "wrong-source"),
+HEAVY = [("p5_backprop_free", "train-mode"), ("p6_cost", "leak"), ("p6_cost", "sample-loop"), ("p7_no_shift_safety", "wrong-source"),
          ("p8_gain_grows_with_severity", "no-alignment"), ("p9_small_batches", "image-level-stats")]
 
 
