@@ -605,7 +605,7 @@ def velocity_profile(positions, dt=1.0, *, n_bins=20, flow_axis=0, density=1000.
     else:
         centre = -c1 / (2 * c2)
         umax = c0 - c1 * c1 / (4 * c2)
-        R = math.sqrt(umax / -c2)
+        R = math.sqrt(umax / -c2) if umax > 0 else float("nan")  # a vertex below 0 has no wall crossing
     re = density * umax * 1e-6 * 2 * R * 1e-6 / viscosity if np.isfinite(umax) else float("nan")
     return ProfileAnalysis(c, u, float(umax), float(centre), float(R), float(r2), float(re))
 
