@@ -200,6 +200,11 @@ class TheoryTaskSampler(Sequence):
             y, lam = simulate_responses(drive, self.gain[s:e], self.offset[s:e], self.rate[s:e], self.response, gen)
             self.index_[s:e], self.y_[s:e], self.lam_[s:e] = idx, y, lam
 
+    def __repr__(self) -> str:
+        sizes = sorted(set(int(s) for s in self.n_support_))
+        return (f"TheoryTaskSampler(n_tasks={self.n_tasks}, "
+                f"n_support={sizes}, n_query={self.n_query}, response={self.response!r})")
+
     def __len__(self) -> int:
         return self.n_tasks
 

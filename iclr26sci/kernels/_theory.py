@@ -172,6 +172,10 @@ class EfficientCodingTheory:
     ((4, 36), True)
     """
 
+    def __repr__(self) -> str:
+        state = f", fitted on {self.patch_size_}x{self.patch_size_} patches" if hasattr(self, "patch_size_") else ""
+        return f"EfficientCodingTheory(model={self.model!r}, noise={self.noise!r}{state})"
+
     def __init__(self, noise=(0.01, 1.0), center_radius: float = 2.0, model: str = "atick_redlich",
                  n_neurons: int = 32, n_steps: int = 300, input_noise: float = 0.4, output_noise: float = 1.0,
                  cost: float = 0.05, rng=None):
@@ -387,6 +391,11 @@ class SparseCodingTheory:
     >>> SparseCodingTheory(n_components=4, rng=0).fit(patches).sample_filters(3, rng=0).shape
     (3, 16)
     """
+
+    def __repr__(self) -> str:
+        state = f", fitted: {self.filters_.shape[0]} filters on {self.patch_size_}x{self.patch_size_} patches" \
+            if hasattr(self, "filters_") else ""
+        return f"SparseCodingTheory(method={self.method!r}, n_components={self.n_components!r}{state})"
 
     def __init__(self, method: str = "ica", n_components: int | None = None, alpha: float = 1.0,
                  max_patches: int = 20000, rng=None):
