@@ -15,7 +15,7 @@ import torch
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, NotFittedError, as_generator, check_array, check_bool, check_in_range,
-                            check_option, check_positive_int, progress)
+                            check_option, check_positive_int, progress as _bar, resolve_progress)
 
 from ._derivs import evidence_derivatives, prior_derivatives
 from ._features import build_extractor
@@ -732,7 +732,91 @@ class DeepKernelGP(BaseEstimator):
         X, Z, single = self._prepare(stimuli, responses)
         self.n_features_in_ = X.shape[1]
         with self._threads():
-            return self._fit(X, Z, single)
+            gp = self._fit(X, Z, single)
+        self.neuron_gp_ = gp
+        return gp
+
+    def predict(self, stimuli, return_std: bool = False):
+        r"""Posterior predictive mean of the neuron(s) of the last :meth:`fit`, scikit-learn style.
+
+        :meth:`fit` returns the per-neuron posterior (:class:`NeuronGP`) and also keeps it as
+        ``neuron_gp_``, so the estimator itself predicts and scores and works in ``Pipeline`` and
+        ``cross_val_score``. The mean is :math:`\mu(x_*) = m + k_*^\top (K + \sigma^2 I)^{-1}(z - m)` on the
+        transformed-response scale (``response_transform``), the scale the GP models.
+
+        Parameters
+        ----------
+        stimuli : array (n_new, d) or (n_new, p, p)
+        return_std : bool, default False
+            Also return the predictive standard deviation (noise included).
+
+        Returns
+        -------
+        mean : ndarray (n_new,) for one neuron, (n_neurons, n_new) for several
+        std : ndarray, same shape, when ``return_std``
+
+        Examples
+        --------
+        >>> from sklearn.model_selection import cross_val_score
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((60, 9)); y = rng.poisson(np.exp(0.8 * X[:, 0] + 0.5))
+        >>> est = PixelRBFGP()
+        >>> gp = est.fit(X[:40], y[:40])        # the per-neuron posterior; est keeps it as est.neuron_gp_
+        >>> est.predict(X[40:]).shape
+        (20,)
+        >>> scores = cross_val_score(PixelRBFGP(), X, y, cv=3)
+        >>> scores.shape, bool(scores.mean() > 0)
+        ((3,), True)
+        """
+        gp = getattr(self, "neuron_gp_", None)
+        if gp is None:
+            raise NotFittedError(f"{type(self).__name__}.predict", "has no fitted neuron", "call .fit(stimuli, "
+                                 "responses) first")
+        check_bool(return_std, "return_std")
+        mean, var = gp.predict(stimuli)
+        return (mean, np.sqrt(var)) if return_std else mean
+
+    def score(self, stimuli, responses) -> float:
+        r"""Coefficient of determination :math:`R^2 = 1 - \sum (z - \mu)^2 / \sum (z - \bar z)^2` of the
+        predictive mean on held-out trials of one neuron, on the transformed-response scale
+        (:math:`z` = ``transform_responses(responses, response_transform)``); higher is better, as
+        ``cross_val_score`` expects.
+
+        Parameters
+        ----------
+        stimuli : array (n_new, d) or (n_new, p, p)
+        responses : array (n_new,)
+            Held-out responses of the single neuron the estimator was fitted on.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(1)
+        >>> X = rng.standard_normal((60, 9)); y = rng.poisson(np.exp(0.8 * X[:, 0] + 0.5))
+        >>> est = PixelRBFGP()
+        >>> gp = est.fit(X[:40], y[:40])
+        >>> bool(-1.0 < est.score(X[40:], y[40:]) <= 1.0)
+        True
+        """
+        Y = check_array(responses, "responses", ndim=1)
+        gp = getattr(self, "neuron_gp_", None)
+        if gp is not None and getattr(gp, "_psi", None) is not None and gp._psi.shape[0] != 1:
+            raise InputError("responses", "are scored against a fit on several neurons",
+                             "a model fitted on one neuron (responses of shape (n_trials,))")
+        mean = np.asarray(self.predict(stimuli)).reshape(-1)
+        if len(Y) != len(mean):
+            raise InputError("responses", f"have {len(Y)} trials but stimuli have {len(mean)}", "one per stimulus")
+        if len(Y) < 2:
+            raise InputError("responses", f"have {len(Y)} trial", "at least 2 held-out trials (R^2 needs a variance)")
+        z = transform_responses(Y, self.response_transform, "responses")
+        ss_tot = float(np.sum((z - z.mean()) ** 2))
+        if ss_tot == 0.0:
+            raise InputError("responses", "are constant on the held-out trials, so R^2 is undefined",
+                             "held-out responses that vary")
+        return 1.0 - float(np.sum((z - mean) ** 2)) / ss_tot
 
     def _fit(self, X, Z, single) -> NeuronGP:
         with torch.no_grad():
@@ -1098,8 +1182,8 @@ class TheoryInformedKernel(DeepKernelGP):
         learns uninformative features (measured: held-out r 0.25 vs 0.52).
     inner_iters : int >= 0
         Maximum Newton iterations of the per-task (and per-neuron) hyper-parameter fit.
-    show_progress : bool
-        Progress bar over the outer steps (silent off a terminal and under CI).
+    progress : bool, optional
+        Progress bar over the outer steps (default None: only at a terminal or in a notebook, outside CI).
     n_threads : int or None
         Torch threads inside meta_fit/fit/predict (1 by default: bit-identical results whatever the
         process's thread setting; None: the process setting, faster on idle cores, thread-dependent).
@@ -1134,6 +1218,8 @@ class TheoryInformedKernel(DeepKernelGP):
         pixel RBF GP). Issue 42 (docs/kernels.md): raises the pooled 90% coverage on
         out-of-theory neurons by about 0.004-0.009; it costs 2(m + 5) extra posterior means per
         neuron and prediction. ``False`` gives the plug-in intervals (the earlier default).
+    show_progress : bool, optional
+        Deprecated spelling of ``progress``.
 
     References
     ----------
@@ -1147,7 +1233,7 @@ class TheoryInformedKernel(DeepKernelGP):
     >>> tasks = TheoryTaskSampler(EfficientCodingTheory(center_radius=1.0).fit(P), P, n_tasks=20, n_support=(20,),
     ...                           n_query=10, rng=0)
     >>> tik = TheoryInformedKernel(feature_dim=3, channels=3, kernel_size=3, n_outer=5, tasks_per_step=2,
-    ...                            show_progress=False).meta_fit(tasks, rng=0)
+    ...                            progress=False).meta_fit(tasks, rng=0)
     >>> mean, var = tik.fit(tasks[0].X_support, tasks[0].y_support).predict(tasks[0].X_query)
     >>> mean.shape, len(tik.history_), tik.features(P[:4]).shape
     ((10,), 5, (4, 3))
@@ -1159,8 +1245,9 @@ class TheoryInformedKernel(DeepKernelGP):
                  n_layers: int = 2, hidden=(64,), n_outer: int = 300, tasks_per_step: int = 8, lr: float = 3e-3,
                  weight_decay: float = 1e-4, hypergradient: str = "exact", task_specific: bool = True,
                  response_transform: str = "sqrt", prior_scale: float | None = 1.0, inner_iters: int = 30,
-                 init: str = "sta_pca", show_progress: bool = True, feature_dtype: str = "float32",
-                 n_threads: int | None = 1, pixel_fallback: bool = True, hyper_uncertainty: bool = True):
+                 init: str = "sta_pca", progress: bool | None = None, feature_dtype: str = "float32",
+                 n_threads: int | None = 1, pixel_fallback: bool = True, hyper_uncertainty: bool = True,
+                 show_progress: bool | None = None):
         super().__init__(True, response_transform, prior_scale, inner_iters, 1.0, n_threads)
         self.pixel_fallback = pixel_fallback
         self.hyper_uncertainty = hyper_uncertainty
@@ -1178,7 +1265,8 @@ class TheoryInformedKernel(DeepKernelGP):
         self.weight_decay = weight_decay
         self.hypergradient = hypergradient
         self.task_specific = task_specific
-        self.show_progress = show_progress
+        self.progress = progress
+        self.show_progress = show_progress  # deprecated spelling of progress
 
     def _features(self, X):
         if not hasattr(self, "feature_extractor_"):
@@ -1378,6 +1466,19 @@ class TheoryInformedKernel(DeepKernelGP):
         grads = torch.autograd.grad(J, params)
         return float(J.detach()), list(grads), 0
 
+    def __sklearn_clone__(self):
+        """``sklearn.base.clone``: the same settings and the same meta-learned features, no per-neuron fit.
+
+        The meta-trained feature extractor is a prior learned from the theory's simulated tasks, not from
+        any neuron's data (like a pretrained network), so model selection on one neuron's trials
+        (``cross_val_score``, ``GridSearchCV``) keeps it; only the per-neuron fit (``neuron_gp_``) is dropped.
+        """
+        new = type(self)(**self.get_params(deep=False))
+        for k, v in vars(self).items():
+            if k.endswith("_") and not k.startswith("_") and k not in ("neuron_gp_", "n_features_in_"):
+                setattr(new, k, v)
+        return new
+
     def meta_fit(self, tasks, rng=None) -> "TheoryInformedKernel":
         """Meta-learn the feature extractor on a theory's synthetic neurons.
 
@@ -1399,7 +1500,7 @@ class TheoryInformedKernel(DeepKernelGP):
         check_option(self.hypergradient, "hypergradient", ["exact", "neumann", "none"])
         check_option(self.init, "init", ["sta_pca", "random"])
         check_bool(self.task_specific, "task_specific")
-        check_bool(self.show_progress, "show_progress")
+        show = resolve_progress(self.progress, show_progress=self.show_progress)
         self._check_tasks(tasks)
         gen = as_generator(rng)
         first = tasks[0]
@@ -1426,8 +1527,7 @@ class TheoryInformedKernel(DeepKernelGP):
         recent = collections.deque(maxlen=20)
         t0 = time.perf_counter()
         it = range(n_outer)
-        if self.show_progress:
-            it = progress(it, desc="meta-training", total=n_outer)
+        it = _bar(it, desc="meta-training", total=n_outer, enabled=show)
         for _ in it:
             g = keys[gen.choice(len(keys), p=probs)]
             pool = groups[g]
