@@ -68,7 +68,7 @@ def fashion_part(kind, n_per, seed=0):
     stream = CorruptedStream(te, corruptions="all", severity=5, order="continual", batch_size=64, rng=seed,
                              corrupt=functools.partial(corrupt_images, backend="cifar-c"), n_per_domain=n_per)
     t0 = time.perf_counter()
-    res = baselines.compare(model, stats, stream, methods=METHODS, progress_bar=False, rng=seed)
+    res = baselines.compare(model, stats, stream, methods=METHODS, progress=False, rng=seed)
     print(f"\n## Fashion-MNIST-C severity 5, continual, batch 64 -- {kind}: {name}; {n_per} images x "
           f"{len(stream.domains)} corruptions ({res.n_batches} batches), {time.perf_counter() - t0:.0f} s, "
           f"torch threads {torch.get_num_threads()}")
@@ -93,7 +93,7 @@ def fashion_part(kind, n_per, seed=0):
           f"peak MiB PEA {m['pea']['peak_mb']:.1f} vs Tent {m['tent']['peak_mb']:.1f}; PEA backward/batch "
           f"{m['pea']['backward_per_batch']:.0f}")
     ones = baselines.compare(model, stats, stream, methods=["pea"], pea_kwargs={"layer_weights": "ones"},
-                             progress_bar=False)
+                             progress=False)
     print(f"ablation: PEA with every block fully aligned (layer_weights='ones'): accuracy "
           f"{100 * ones.methods['pea']['accuracy']:.2f}, ECE {100 * ones.methods['pea']['ece']:.2f} "
           f"(min-max weights: {100 * m['pea']['accuracy']:.2f}, {100 * m['pea']['ece']:.2f})")

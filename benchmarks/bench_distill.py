@@ -231,7 +231,7 @@ def part_student(args):
     for name, d, loss, sd in runs:
         t0 = time.perf_counter()
         st = lm.with_lora(r=8, rng=0) if d is None else distill(lm, d, loss=loss, max_steps=args.student_steps,
-                                                                batch_size=4, lr=1e-3, rng=sd, progress_bar=False)
+                                                                batch_size=4, lr=1e-3, rng=sd, progress=False)
         train_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         prefix = f"explain {best}: " if loss == "naive_multi_teacher" else "explain: "

@@ -108,7 +108,7 @@ def main(quick: bool):
     raw = []
     for m in members:
         t0 = time.perf_counter()
-        z = m.encode(texts, normalize=False, show_progress=False)
+        z = m.encode(texts, normalize=False, progress=False)
         enc_time[m.label] = time.perf_counter() - t0
         raw.append(z)
     idx = {t: i for i, t in enumerate(texts)}
@@ -262,7 +262,7 @@ def main(quick: bool):
     for m in members:
         m.encoder.clear_cache()
     t0 = time.perf_counter()
-    spd = [m.encode(sents, show_progress=False) for m in members]
+    spd = [m.encode(sents, progress=False) for m in members]
     t_enc = time.perf_counter() - t0
     M = np.stack([z.mean for z in spd])
     V = np.stack([z.var for z in spd])

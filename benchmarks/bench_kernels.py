@@ -127,7 +127,7 @@ def main(quick: bool):
     settings = (dict(feature_dim=8, channels=8, kernel_size=3, n_outer=80, lr=0.01) if quick else
                 dict(feature_dim=16, channels=16, kernel_size=5, n_outer=600, lr=3e-3))
     t0 = time.perf_counter()
-    tik = TheoryInformedKernel(show_progress=False, n_threads=torch.get_num_threads(), **settings).meta_fit(train, rng=0)
+    tik = TheoryInformedKernel(progress=False, n_threads=torch.get_num_threads(), **settings).meta_fit(train, rng=0)
     meta_s = time.perf_counter() - t0
     n_neurons = 12 if quick else 30
     sizes = [25, 100, 400]
@@ -267,7 +267,7 @@ def issue_tik(cache: str | None):
     theory = EfficientCodingTheory(noise=0.1).fit(P)
     tasks = TheoryTaskSampler(theory, P, n_tasks=100, rng=1)
     t = time.perf_counter()
-    tik = TheoryInformedKernel(feature_dim=8, show_progress=False).meta_fit(tasks, rng=0)
+    tik = TheoryInformedKernel(feature_dim=8, progress=False).meta_fit(tasks, rng=0)
     secs = time.perf_counter() - t
     if cache:
         torch.save({"tik": tik}, cache)
@@ -525,7 +525,7 @@ def speed_targets(n_neurons: int = 5):
     P = extract_patches(load_natural_images(), 16, 50_000, rng=0)
     theory = EfficientCodingTheory(center_radius=2.0).fit(P)
     tasks = TheoryTaskSampler(theory, P, n_tasks=2000, rng=1)  # n_support (25, 50, 100, 200), n_query 100
-    tik = TheoryInformedKernel(show_progress=False, n_threads=torch.get_num_threads())  # defaults: conv 16 ch 5x5, m = 16, 300 outer steps of 8 tasks
+    tik = TheoryInformedKernel(progress=False, n_threads=torch.get_num_threads())  # defaults: conv 16 ch 5x5, m = 16, 300 outer steps of 8 tasks
     t = time.perf_counter()
     tik.meta_fit(tasks, rng=0)
     meta_s = time.perf_counter() - t

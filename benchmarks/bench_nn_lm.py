@@ -116,7 +116,7 @@ def main():
     gen_rows = []
     for temperature in (0.0, 1.0):   # greedy: identical tokens in both, so equal work; sampling: T = 1
         t_ours, g, t_hf, tok_hf = interleaved(
-            lambda: lm.generate(prompts, n=n, max_new_tokens=T, temperature=temperature, rng=0, progress_bar=False),
+            lambda: lm.generate(prompts, n=n, max_new_tokens=T, temperature=temperature, rng=0, progress=False),
             lambda: hf_generate(lm, prompts, n, T, temperature), args.repeat)
         tok_ours = int(g.mask.sum())
         gen_rows.append({"batch": f"{n_prompts} prompts x {n}", "max_new_tokens": T, "T": temperature,

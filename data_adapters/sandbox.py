@@ -72,7 +72,7 @@ import time
 from dataclasses import asdict, dataclass
 from numbers import Real
 
-from iclr26sci.core import InputError, check_positive_int, progress
+from iclr26sci.core import InputError, check_positive_int, progress as _bar, resolve_progress
 
 __all__ = ["SandboxResult", "run_python", "run_many", "run_humaneval", "run_humaneval_batch",
            "network_isolation", "SANDBOX_STATUSES"]
@@ -415,7 +415,7 @@ def run_python(code, test=None, *, timeout=5.0, memory_mb=1024, isolation="auto"
 
 
 def run_many(programs, *, timeout=5.0, memory_mb=1024, n_workers=None, isolation="auto",
-             show_progress=True) -> list[SandboxResult]:
+             progress=None, show_progress=None) -> list[SandboxResult]:
     """Run many programs, each in its own sandbox, ``n_workers`` subprocesses at a time.
 
     Parameters
@@ -427,8 +427,10 @@ def run_many(programs, *, timeout=5.0, memory_mb=1024, n_workers=None, isolation
     n_workers : int, optional
         How many sandboxed subprocesses run at once (default: ``min(4, os.cpu_count())``). Each
         worker thread only waits on its subprocess, so the pool costs no Python-level CPU.
-    show_progress : bool
-        A progress bar (silent off a terminal and under CI).
+    progress : bool, optional
+        A progress bar (default None: only at a terminal or in a notebook, outside CI).
+    show_progress : bool, optional
+        Deprecated spelling of ``progress``.
 
     Returns
     -------
@@ -449,14 +451,13 @@ def run_many(programs, *, timeout=5.0, memory_mb=1024, n_workers=None, isolation
     timeout = _check_limits(timeout, memory_mb, isolation)
     n_workers = (min(4, os.cpu_count() or 1) if n_workers is None
                  else check_positive_int(n_workers, "n_workers"))
-    if not isinstance(show_progress, bool):
-        raise InputError("show_progress", f"got {show_progress!r}", "True or False")
+    progress = resolve_progress(progress, show_progress=show_progress)
     if not programs:
         return []
     with concurrent.futures.ThreadPoolExecutor(max_workers=n_workers) as pool:
         futures = [pool.submit(_run_one, p, timeout, memory_mb, isolation) for p in programs]
         done = concurrent.futures.as_completed(futures)
-        for _ in progress(done, desc="sandboxed programs", total=len(futures), enabled=None if show_progress else False):
+        for _ in _bar(done, desc="sandboxed programs", total=len(futures), enabled=progress):
             pass
         return [f.result() for f in futures]
 
@@ -499,7 +500,7 @@ def run_humaneval(problem, completion, *, timeout=5.0, memory_mb=1024, isolation
 
 
 def run_humaneval_batch(problems, completions, *, timeout=5.0, memory_mb=1024, n_workers=None,
-                        isolation="auto", show_progress=True) -> list[SandboxResult]:
+                        isolation="auto", progress=None, show_progress=None) -> list[SandboxResult]:
     """:func:`run_humaneval` for many (problem, completion) pairs through :func:`run_many`.
 
     Parameters
@@ -524,4 +525,4 @@ def run_humaneval_batch(problems, completions, *, timeout=5.0, memory_mb=1024, n
                          "one completion per problem")
     programs = [_humaneval_program(p, c) for p, c in zip(problems, completions)]
     return run_many(programs, timeout=timeout, memory_mb=memory_mb, n_workers=n_workers, isolation=isolation,
-                    show_progress=show_progress)
+                    progress=progress, show_progress=show_progress)

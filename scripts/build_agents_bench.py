@@ -195,7 +195,7 @@ class Engine:
                 seed = (self.seed * 1_000_003 + zlib.crc32(repr(chunk[0]).encode())) % (2 ** 31)
                 t0 = time.perf_counter()
                 out = self.lm.generate([k[0] for k in chunk], n=1, max_new_tokens=mnt,
-                                       temperature=0.8 if sampled else 0.0, chat=True, rng=seed, progress_bar=False)
+                                       temperature=0.8 if sampled else 0.0, chat=True, rng=seed, progress=False)
                 self.gen_seconds += time.perf_counter() - t0
                 for k, txt in zip(chunk, out.texts):
                     self.cache[k] = txt
@@ -539,7 +539,7 @@ def measure(lm):
     prompts = [f"{MATH_PROMPTS['COT_STEP']}\n\nProblem: What is {i} + {2 * i + 3}?" for i in range(32)]
     for bs in (16, 48):
         t0 = time.perf_counter()
-        out = lm.generate(prompts[:bs], n=1, max_new_tokens=48, temperature=0.0, chat=True, progress_bar=False)
+        out = lm.generate(prompts[:bs], n=1, max_new_tokens=48, temperature=0.0, chat=True, progress=False)
         dt = time.perf_counter() - t0
         print(f"batch {bs}: {int(out.lengths.sum())} tokens in {dt:.1f}s = {out.lengths.sum() / dt:.1f} tok/s; "
               f"example: {out.texts[0]!r}")

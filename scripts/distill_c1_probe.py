@@ -57,7 +57,7 @@ def main(argv=None):
             domains=d.domains, teachers=d.teachers))
         trf, tef = conv(tr), conv(te)
         st = distill(Seq2SeqStudent(rng=0), SingleTeacher(best).purify(trf), loss="purified", epochs=args.epochs,
-                     lr=3e-3, batch_size=64, rng=0, progress_bar=False)
+                     lr=3e-3, batch_size=64, rng=0, progress=False)
         secs = time.perf_counter() - t0
         acc_tr = evaluate_student(st, trf.subset(np.arange(min(600, trf.n))), max_new_tokens=4, max_rationales=1).accuracy
         acc_te = evaluate_student(st, tef, max_new_tokens=4, max_rationales=1).accuracy

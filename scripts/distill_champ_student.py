@@ -71,7 +71,7 @@ def main(argv=None):
         t1 = time.perf_counter()
         if model is None:
             model = distill(lm, purified, loss="purified", epochs=args.epochs, batch_size=4, lr=args.lr, rng=0,
-                            progress_bar=False)
+                            progress=False)
         train_s = time.perf_counter() - t1
         ev = evaluate_student(model, te_nll, max_rationales=args.n_nll, max_new_tokens=1, rng=0)
         acc = evaluate_student(model, te_easy, grader=grader, max_new_tokens=24, max_rationales=1, rng=0)

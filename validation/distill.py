@@ -136,12 +136,12 @@ def c1_conflict_effect(profile, rng, variant=None):
         if K == 1:       # one teacher: its answer + its rationale (2 streams), the purified loss with that teacher
             st = distill(Seq2SeqStudent(rng=s_seed), SingleTeacher(int(keep[0])).purify(tr), loss="purified",
                          answers="teachers", epochs=epochs, max_steps=steps, batch_size=64, lr=3e-3, rng=s_seed,
-                         progress_bar=False)
+                         progress=False)
         else:
             sub = type(tr)(tr.questions, [[r[k] for k in keep] for r in tr.rationales], tr.answers,
                            teacher_answers=[[a[k] for k in keep] for a in tr.teacher_answers])
             st = distill(Seq2SeqStudent(rng=s_seed), sub, loss="naive_multi_teacher", answers="teachers",
-                         epochs=epochs, max_steps=steps, batch_size=64, lr=3e-3, rng=s_seed, progress_bar=False)
+                         epochs=epochs, max_steps=steps, batch_size=64, lr=3e-3, rng=s_seed, progress=False)
         out = st.model.generate(["predict: " + q for q in te.questions], max_new_tokens=4)
         hit = np.array([o.strip().lower() == a.lower() for o, a in zip(out, te.answers)], float)
         hits.append(hit)

@@ -48,9 +48,9 @@ def _context(profile_name: str):
 def _tik_settings(quick: bool):
     if quick:
         return dict(feature_dim=8, architecture="conv", channels=8, kernel_size=3, n_outer=80, tasks_per_step=8,
-                    lr=0.01, show_progress=False)
+                    lr=0.01, progress=False)
     return dict(feature_dim=16, architecture="conv", channels=16, kernel_size=5, n_outer=2000, tasks_per_step=8,
-                lr=3e-3, init="random", show_progress=False)
+                lr=3e-3, init="random", progress=False)
 
 
 @functools.lru_cache(maxsize=2)

@@ -245,7 +245,7 @@ def lm_sampling_frequencies_match_exact(profile, rng):
     for ci, (temperature, top_p) in enumerate(configs):
         law = _exact_sequence_law(lm, p_ids, L, temperature, top_p, eos)
         gen = lm.generate(prompt, n=N, max_new_tokens=L, temperature=temperature, top_p=top_p, rng=seed + ci,
-                          progress_bar=False)
+                          progress=False)
         G, df, probs, _ = g_test(law, gen)
         thr = float(stats.chi2.ppf(1 - alpha, df))
         crit.append(Criterion(f"G-test (T={temperature}, top-p={top_p}) vs chi2 0.999 quantile", G, thr, "<="))
@@ -265,7 +265,7 @@ def lm_sampling_frequencies_match_exact(profile, rng):
                               ("top-p keeps one token too many", _broken_top_p_extra)):
                 with mock.patch.object(_lm_sample, "sampling_logprobs", fn):
                     bad = lm.generate(prompt, n=N, max_new_tokens=L, temperature=temperature, top_p=top_p,
-                                      rng=seed + 10 + len(rows), progress_bar=False)
+                                      rng=seed + 10 + len(rows), progress=False)
                 Gb, dfb, _, _ = g_test(law, bad)
                 pb = float(stats.chi2.sf(Gb, dfb)) if np.isfinite(Gb) else 0.0
                 strength = min(300.0, -np.log10(pb)) if pb > 0 else 300.0
@@ -346,7 +346,7 @@ def lm_lora_step_lowers_loss(profile, rng):
     lm = _smollm2()
     seed = _seed(rng)
     lora = lm.with_lora(r=8, alpha=16, rng=seed)
-    gen = lm.generate(PROMPTS, n=2, max_new_tokens=16, temperature=1.0, rng=seed, progress_bar=False)
+    gen = lm.generate(PROMPTS, n=2, max_new_tokens=16, temperature=1.0, rng=seed, progress=False)
     prompts, comps = gen.sample_prompt_ids, gen.token_ids
     params = lora.trainable_parameters()
     base = {n: p.detach().clone() for n, p in lora.model.named_parameters() if not p.requires_grad

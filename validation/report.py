@@ -388,7 +388,7 @@ def plan_jobs(specs, profiles: list[str], named=frozenset()) -> tuple[list, list
 def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor: str = "local",
                    scheduler: str | None = None, n_workers: int | None = None, log=print, *,
                    seeds: list[int] | None = None, known: dict | None = None, threads: int | None = None,
-                   progress_bar: bool | None = None) -> list[dict]:
+                   progress: bool | None = None) -> list[dict]:
     """Run the checks of ``methods`` (all when None) and return their records in registry order.
 
     ``profile`` is one profile name or several joined by ``,`` (``"quick,claims"``: the ordinary checks at
@@ -405,7 +405,7 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
     holds the known-failure declarations (default: ``validation/known_failures.toml``); every
     record gets its ``status``. One progress tick per check and seed.
     """
-    from iclr26sci.core import progress, progress_enabled
+    from iclr26sci.core import progress as _bar, progress_enabled
 
     from .registry import parse_profiles
 
@@ -417,7 +417,7 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
     plan, skipped = plan_jobs(load_checks(methods), profiles, named)
     mlist = sorted({s.method for s, _ in plan} | {k.split(".", 1)[0] for k in (methods or [])})
     jobs = [(s, p, sd) for s, p in plan for sd in seeds]
-    enabled = progress_enabled() if progress_bar is None else progress_bar
+    enabled = progress_enabled() if progress is None else progress
     if enabled and log is print:
         from tqdm.auto import tqdm
 
@@ -442,14 +442,14 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
         try:
             futs = [client.submit(partial(_run_one, profile_name=p, seed=sd, methods=mlist, threads=threads,
                                           keep_figure=sd == seeds[0]), s.key, pure=False) for s, p, sd in jobs]
-            for fut in progress(futs, desc="validate", total=len(futs), enabled=enabled):
+            for fut in _bar(futs, desc="validate", total=len(futs), enabled=enabled):
                 done(fut.result())
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
     else:
-        for s, p, sd in progress(jobs, desc="validate", total=len(jobs), enabled=enabled):
+        for s, p, sd in _bar(jobs, desc="validate", total=len(jobs), enabled=enabled):
             done(_finish(run_check(s, profs[p], sd), keep_figure=sd == seeds[0]))
     return records
 

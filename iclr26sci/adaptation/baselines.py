@@ -31,7 +31,8 @@ import torch
 import torch.nn as tnn
 import torch.nn.functional as F
 
-from iclr26sci.core import InputError, check_bool, check_in_range, check_positive_int, check_rng, progress
+from iclr26sci.core import (InputError, check_bool, check_in_range, check_positive_int, check_rng, progress as _bar,
+                            resolve_progress)
 from iclr26sci.nn._checks import check_labels, check_model_input, check_module, forward_errors
 
 from ._pea import PEAAdapter, entropy
@@ -559,7 +560,7 @@ class CompareResult:
 
 
 def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", "foa", "neo", "pea"), *,
-            pea_kwargs=None, reset_each_domain=False, n_bins=15, rng=0, progress_bar=True):
+            pea_kwargs=None, reset_each_domain=False, n_bins=15, rng=0, progress=None, progress_bar=None):
     r"""Run test-time adaptation methods on one stream and tabulate accuracy, calibration and cost.
 
     Every method starts from the same source model (methods that change weights or BatchNorm modes work on
@@ -586,7 +587,10 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
     n_bins : int, default 15
     rng : int, default 0
         Seed of FOA-lite's CMA-ES.
-    progress_bar : bool, default True
+    progress : bool, optional
+        Show a progress bar (default None: only at a terminal or in a notebook, outside CI).
+    progress_bar : bool, optional
+        Deprecated spelling of ``progress``.
 
     Returns
     -------
@@ -599,7 +603,7 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
     >>> net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2)).eval()
     >>> st = SourceStats.fit(net, torch.randn(100, 4), modules=[net[2]], group_size=None)
     >>> batches = [(torch.randn(16, 4) + 1, torch.randint(0, 2, (16,))) for _ in range(3)]
-    >>> r = compare(net, st, batches, methods=["none", "bn", "neo"], progress_bar=False)
+    >>> r = compare(net, st, batches, methods=["none", "bn", "neo"], progress=False)
     >>> sorted(r.methods), r.methods["bn"]["forward_per_batch"]
     (['bn', 'neo', 'none'], 1.0)
     """
@@ -629,7 +633,7 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
                              "PEAAdapter arguments: " + ", ".join(sorted(known)))
     _check_stats(stats, model)
     reset_each_domain = check_bool(reset_each_domain, "reset_each_domain")
-    progress_bar = check_bool(progress_bar, "progress_bar")
+    progress = resolve_progress(progress, progress_bar=progress_bar)
     n_bins = check_positive_int(n_bins, "n_bins")
     check_rng(rng)
     if not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):
@@ -675,7 +679,7 @@ def compare(model, stats, stream, methods=("none", "bn", "tent", "t3a", "lame", 
         rss0 = _rss_mb("VmRSS")
         wall = cpu = 0.0
         last_dom = None
-        for x, y, dom in progress(batches, desc=f"TTA {m}", enabled=None if progress_bar else False):
+        for x, y, dom in _bar(batches, desc=f"TTA {m}", enabled=progress):
             if reset_each_domain and last_dom is not None and dom[0] != last_dom:
                 meth.reset()
             last_dom = dom[0]

@@ -634,7 +634,7 @@ class SharpPolicyLearner(BaseEstimator):
         return idx if classes is None or classes.dtype != object else classes[np.asarray(idx, dtype=int)]
 
     def score(self, X, A=None, Y=None, *, propensity=None) -> float:
-        """Held-out robust value of the learned policy (higher is better), for ``cross_val_score``.
+        r"""Held-out robust value of the learned policy (higher is better), for ``cross_val_score``.
 
         .. math:: \text{score} = -\hat V^+(\hat\pi) \ \text{(loss)}, \qquad \hat V^-(\hat\pi) \ \text{(reward)}
 

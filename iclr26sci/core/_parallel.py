@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ._errors import InputError
-from ._progress import progress
+from ._progress import progress as _bar, resolve_progress
 from ._rng import spawn
 
 __all__ = ["map_replicates"]
@@ -46,8 +46,9 @@ def map_replicates(
     executor: Any = "local",
     n_workers: int | None = None,
     scheduler: str | None = None,
-    progress_bar: bool | None = None,
+    progress: bool | None = None,
     desc: str = "replicates",
+    progress_bar: bool | None = None,
 ) -> list[Any]:
     """Apply ``fn`` to every seed and return the results in seed order.
 
@@ -69,11 +70,13 @@ def map_replicates(
         Processes for the local pool or the LocalCluster (default: CPU count).
     scheduler : str, optional
         Address of a running dask scheduler (``"tcp://host:8786"``).
-    progress_bar : bool, optional
-        Show a progress bar (default: only at a terminal, outside CI; see
-        :mod:`iclr26sci.core.progress`).
+    progress : bool, optional
+        Show a progress bar (default: only at a terminal or in a notebook,
+        outside CI; see :func:`iclr26sci.core.progress_enabled`).
     desc : str
         Label of the progress bar.
+    progress_bar : bool, optional
+        Deprecated spelling of ``progress``.
 
     Returns
     -------
@@ -122,8 +125,7 @@ def map_replicates(
     else:
         raise InputError("executor", f"got {type(executor).__name__}", "'local', 'serial', 'dask' or a dask Client")
 
-    if progress_bar is not None and not isinstance(progress_bar, bool):
-        raise InputError("progress_bar", f"got {progress_bar!r}", "True, False or None")
+    progress = resolve_progress(progress, progress_bar=progress_bar)
     if executor == "dask" and client is None and scheduler is None:
         _check_main_guard()
     if scheduler is not None and not isinstance(scheduler, str):
@@ -134,10 +136,10 @@ def map_replicates(
         return _run_dask(fn, seq, client, scheduler, n_workers)
     workers = n_workers or os.cpu_count() or 1
     if executor == "serial" or workers == 1 or len(seq) == 1:
-        return [fn(s) for s in progress(seq, desc=desc, enabled=progress_bar)]
+        return [fn(s) for s in _bar(seq, desc=desc, enabled=progress)]
     with ProcessPoolExecutor(max_workers=min(workers, len(seq))) as pool:
         futs = [pool.submit(fn, s) for s in seq]
-        return [f.result() for f in progress(futs, desc=desc, enabled=progress_bar)]
+        return [f.result() for f in _bar(futs, desc=desc, enabled=progress)]
 
 
 def _guarded(tree, lineno: int) -> bool:

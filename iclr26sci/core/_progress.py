@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Iterable
 
-__all__ = ["progress", "progress_enabled"]
+__all__ = ["progress", "progress_enabled", "resolve_progress"]
 
 
 def _in_notebook() -> bool:
@@ -105,3 +105,65 @@ def progress(iterable: Iterable, *, desc: str = "", total: int | None = None, en
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, leave=False)
+
+
+def resolve_progress(progress, **deprecated):
+    """The value of a ``progress=`` flag, given the deprecated spellings ``show_progress=`` / ``progress_bar=``.
+
+    The library's one flag for bars is ``progress`` (``None``: bars when a person is watching, see
+    :func:`progress_enabled`; ``True`` / ``False``: force them on / off). Earlier releases also used
+    ``show_progress`` and ``progress_bar``; they still work for one release, with a ``FutureWarning``.
+
+    Parameters
+    ----------
+    progress : bool or None
+        The value passed as ``progress=``.
+    **deprecated
+        The deprecated keywords as passed (``None`` when not given).
+
+    Returns
+    -------
+    bool or None
+        ``progress``, or the deprecated keyword's value when only that was given.
+
+    Raises
+    ------
+    InputError
+        When a value is not a bool or None, or when ``progress`` and a deprecated spelling disagree.
+
+    Examples
+    --------
+    >>> resolve_progress(None, show_progress=None)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", FutureWarning)
+    ...     resolve_progress(None, show_progress=False)
+    False
+    """
+    from ._errors import InputError
+
+    def _check(name, value):
+        if value is not None and not isinstance(value, bool):
+            try:
+                import numpy as np
+
+                if isinstance(value, np.bool_):
+                    return bool(value)
+            except ImportError:  # pragma: no cover - numpy is a core dependency
+                pass
+            raise InputError(name, f"got {value!r}", "True, False or None")
+        return value
+
+    progress = _check("progress", progress)
+    for name, value in deprecated.items():
+        value = _check(name, value)
+        if value is None:
+            continue
+        import warnings
+
+        warnings.warn(f"`{name}=` is deprecated and will be removed; use `progress=` (same meaning)",
+                      FutureWarning, stacklevel=3)
+        if progress is not None and progress != value:
+            raise InputError(name, f"is {value} while progress={progress}", "one of them, not both")
+        progress = value
+    return progress

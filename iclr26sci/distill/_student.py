@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, as_generator, check_in_range, check_is_fitted, check_option,
-                            check_positive_int, progress, torch_generator)
+                            check_positive_int, progress as _bar, resolve_progress, torch_generator)
 
 from ._checks import check_device, check_device_name, check_rng, check_texts
 from ._data import MultiTeacherData, PurifiedData
@@ -406,7 +406,7 @@ def _examples(data, loss, gamma, alpha, answers="gold"):
 
 def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32, gamma=1.0, alpha=1.0,
             answers="gold", max_steps=None, lora=True, lora_r=8, rng=0, device=None,
-            progress_bar=True) -> DistilledStudent:
+            progress=None, progress_bar=None) -> DistilledStudent:
     r"""Distil a student on purified rationales (``loss="purified"``) or on all K (``"naive_multi_teacher"``).
 
     Minimises the loss of the module docstring with AdamW over ``epochs`` passes of shuffled
@@ -448,7 +448,10 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
         Seed of initialisation and shuffling.
     device : str, optional
         Torch device (default cpu; the code is device-agnostic).
-    progress_bar : bool, default True
+    progress : bool, optional
+        Show a progress bar (default None: only at a terminal or in a notebook, outside CI).
+    progress_bar : bool, optional
+        Deprecated spelling of ``progress``.
 
     Returns
     -------
@@ -488,8 +491,7 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
     if gamma == 0 and not np.any(alpha_vec > 0):
         raise InputError("gamma", "and alpha are all 0, so the loss is identically zero and nothing is learnt",
                          "gamma > 0 or alpha > 0")
-    if not isinstance(progress_bar, (bool, np.bool_)):
-        raise InputError("progress_bar", f"got {progress_bar!r}", "True or False")
+    progress = resolve_progress(progress, progress_bar=progress_bar)
     check_rng(rng)
     if device is not None:
         check_device(device)
@@ -541,7 +543,7 @@ def distill(student, data, *, loss="purified", epochs=3, lr=None, batch_size=32,
     torch.manual_seed(int(gen.integers(0, 2**31 - 1)))
     n_ep = epochs if max_steps is None else -(-max_steps // -(-len(ex) // batch_size))
     steps = 0
-    for ep in progress(range(n_ep), desc=f"distill ({loss})", enabled=None if progress_bar else False):
+    for ep in _bar(range(n_ep), desc=f"distill ({loss})", enabled=progress):
         train_mode()
         order = gen.permutation(len(ex))
         tot, nb = 0.0, 0

@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_option, check_positive_int, progress
+from iclr26sci.core import InputError, as_generator, check_option, check_positive_int, progress as _bar
 
 __all__ = [
     "TextEncoder",
@@ -128,7 +128,7 @@ class TextEncoder:
     def _encode_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def encode(self, texts, *, batch_size: int | None = None, show_progress: bool | None = None) -> np.ndarray:
+    def encode(self, texts, *, batch_size: int | None = None, progress: bool | None = None) -> np.ndarray:
         """Embed ``texts`` (list of str) as an array ``(n, dim)``; repeated texts hit the cache.
 
         ``batch_size`` texts go through the model at once (default: the encoder's).
@@ -144,8 +144,8 @@ class TextEncoder:
         if todo:
             chunks = [todo[i:i + bs] for i in range(0, len(todo), bs)]
             it = chunks
-            if show_progress or (show_progress is None and len(chunks) > 4):
-                it = progress(chunks, desc=f"encode[{self.name}]", total=len(chunks))
+            if progress or (progress is None and len(chunks) > 4):
+                it = _bar(chunks, desc=f"encode[{self.name}]", total=len(chunks))
             for chunk in it:
                 out = np.asarray(self._encode_batch(chunk), dtype=np.float32)
                 for t, row in zip(chunk, out):
@@ -332,7 +332,7 @@ class TransformerEncoder(TextEncoder):
         emb, _, _, _ = self._forward_capture(texts)
         return emb.numpy()
 
-    def encode_with_features(self, texts, *, batch_size: int | None = None, show_progress: bool | None = None):
+    def encode_with_features(self, texts, *, batch_size: int | None = None, progress: bool | None = None):
         """Mean embedding and pooled FFN features in one forward pass per batch (cached).
 
         Returns
@@ -347,8 +347,8 @@ class TransformerEncoder(TextEncoder):
             self.ffn_output  # raises if unsupported
             chunks = [todo[i:i + bs] for i in range(0, len(todo), bs)]
             it = chunks
-            if show_progress or (show_progress is None and len(chunks) > 4):
-                it = progress(chunks, desc=f"encode[{self.name}]", total=len(chunks))
+            if progress or (progress is None and len(chunks) > 4):
+                it = _bar(chunks, desc=f"encode[{self.name}]", total=len(chunks))
             for chunk in it:
                 emb, a, r, mask = self._forward_capture(chunk)
                 with self._torch.no_grad():

@@ -213,7 +213,7 @@ class UEC(BaseEstimator):
                                      "UEC(...).fit(pairs), or .fit_laplace(pairs) on every member")
         return p
 
-    def fit(self, X=None, y=None, *, heldout_pairs=None, show_progress: bool | None = None) -> "UEC":
+    def fit(self, X=None, y=None, *, heldout_pairs=None, progress: bool | None = None) -> "UEC":
         """Fit the Laplace posterior of every member not fitted yet on the positive pairs ``X``.
 
         With ``heldout_pairs`` (positive pairs disjoint from ``X``) the members' held-out quality is
@@ -231,7 +231,7 @@ class UEC(BaseEstimator):
                                  "a list of (query, positive) pairs for their Laplace fit")
             X = check_pairs(X, "X")
             for m in todo:
-                m.fit_laplace(X, show_progress=show_progress)
+                m.fit_laplace(X, progress=progress)
         elif X is not None:
             check_pairs(X, "X")
         if heldout_pairs is not None:
@@ -241,20 +241,20 @@ class UEC(BaseEstimator):
         self.dim_ = p["dim"]
         return self
 
-    def calibrate(self, pairs, *, show_progress: bool | None = None) -> "UEC":
+    def calibrate(self, pairs, *, progress: bool | None = None) -> "UEC":
         """Calibrate every member's variance scale on held-out positive ``pairs``
         (:meth:`ProbabilisticEncoder.calibrate`; optional, the paper's variance is the default). Returns ``self``."""
         pairs = check_pairs(pairs)
         self._check_fitted("calibrate")
         for m in self.members:
-            m.calibrate(pairs, show_progress=show_progress)
+            m.calibrate(pairs, progress=progress)
         return self
 
-    def member_embeddings(self, texts, *, show_progress: bool | None = None):
+    def member_embeddings(self, texts, *, progress: bool | None = None):
         """Normalised member Gaussians of ``texts``: ``means, vars`` of shape ``(K, n, D)``."""
         texts = check_texts(texts)
         p = self._check_fitted("member_embeddings")
-        outs = [m.encode(texts, variance_norm=p["variance_norm"], show_progress=show_progress) for m in self.members]
+        outs = [m.encode(texts, variance_norm=p["variance_norm"], progress=progress) for m in self.members]
         return np.stack([o.mean for o in outs]), np.stack([o.var for o in outs])
 
     def combine(self, member_means, member_vars) -> GaussianEmbeddings:
@@ -274,9 +274,9 @@ class UEC(BaseEstimator):
         p = self._validate_params()
         return uec_coefficients(V, p["temperature"], eps=p["eps"], reduce=p["reduce"])
 
-    def encode(self, texts, *, show_progress: bool | None = None) -> GaussianEmbeddings:
+    def encode(self, texts, *, progress: bool | None = None) -> GaussianEmbeddings:
         """The convolved Gaussian embedding of each text, with its coefficients."""
-        M, V = self.member_embeddings(texts, show_progress=show_progress)
+        M, V = self.member_embeddings(texts, progress=progress)
         return self.combine(M, V)
 
     def score(self, query: GaussianEmbeddings, docs: GaussianEmbeddings) -> np.ndarray:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int, progress
+from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int, progress as _bar
 
 __all__ = ["contrastive_finetune_last_block"]
 
@@ -29,7 +29,7 @@ def _cache_dir() -> Path:
 
 def contrastive_finetune_last_block(encoder, pairs, *, epochs: int = 4, lr: float = 1e-4, batch_size: int = 16,
                                     logit_scale: float = 20.0, rng=0, cache: bool = True,
-                                    show_progress: bool | None = None):
+                                    progress: bool | None = None):
     r"""Fine-tune the last block of a :class:`TransformerEncoder` in place (in-batch contrastive loss).
 
     Loss per batch of ``B`` pairs (MultipleNegativesRanking / InfoNCE),
@@ -101,8 +101,8 @@ def contrastive_finetune_last_block(encoder, pairs, *, epochs: int = 4, lr: floa
     blk.train()
     losses = []
     it = range(epochs)
-    if show_progress:
-        it = progress(it, desc=f"fine-tune[{encoder.name}]", total=epochs)
+    if progress:
+        it = _bar(it, desc=f"fine-tune[{encoder.name}]", total=epochs)
 
     def embed(ix):
         ix = torch.as_tensor(ix)

@@ -28,7 +28,7 @@ from iclr26sci.core import (
     check_in_range,
     check_option,
     check_positive_int,
-    progress,
+    progress as _bar,
 )
 
 __all__ = ["DiagLaplaceLinear", "contrastive_row_losses", "per_row_gradients"]
@@ -197,7 +197,7 @@ class DiagLaplaceLinear:
         self.rng = rng
 
     def fit(self, embed_fn: Callable, weight, batches: Iterable, *, n_batches: int | None = None,
-            show_progress: bool = False) -> "DiagLaplaceLinear":
+            progress: bool = False) -> "DiagLaplaceLinear":
         """Accumulate the empirical Fisher over ``batches`` of ``(q_inputs, p_inputs)``.
 
         ``embed_fn(W, inputs) -> (B, D)`` gives the embeddings of a batch as a function of the
@@ -211,7 +211,7 @@ class DiagLaplaceLinear:
         curvature = check_option(self.curvature, "curvature", ("ef", "mc_fisher"))
         n_samples = check_positive_int(self.n_samples, "n_samples")
         check_bool(self.prune, "prune")
-        show_progress = check_bool(show_progress, "show_progress") if show_progress is not None else None
+        progress = check_bool(progress, "progress") if progress is not None else None
         if not callable(embed_fn):
             raise InputError("embed_fn", f"got {type(embed_fn).__name__}",
                              "a function embed_fn(weight, inputs) -> (B, D) embeddings")
@@ -226,7 +226,7 @@ class DiagLaplaceLinear:
         gen = as_generator(self.rng)
         F = torch.zeros_like(W, dtype=torch.float64)
         n = 0
-        it = progress(batches, desc="Laplace (Fisher)", total=n_batches) if show_progress else batches
+        it = _bar(batches, desc="Laplace (Fisher)", total=n_batches) if progress else batches
         for i, item in enumerate(it):
             if not (isinstance(item, (tuple, list)) and len(item) == 2):
                 raise InputError("batches", f"item {i} is a {type(item).__name__}",

@@ -267,7 +267,7 @@ class ProbabilisticEncoder(BaseEstimator):
         return idx
 
     def fit_laplace(self, pairs, *, batch_size: int = 32, rng=None, shuffle: bool = True,
-                    show_progress: bool | None = None, calibration_pairs=None):
+                    progress: bool | None = None, calibration_pairs=None):
         """Fit the diagonal Laplace posterior on positive ``pairs`` [(query, positive), ...].
 
         Batches are shuffled with ``rng`` (default: the encoder's ``rng``) unless
@@ -286,12 +286,12 @@ class ProbabilisticEncoder(BaseEstimator):
             calibration_pairs = check_pairs(calibration_pairs, "calibration_pairs")
         batch_size = check_positive_int(batch_size, "batch_size", minimum=2)
         shuffle = check_bool(shuffle, "shuffle")
-        if show_progress is not None:
-            show_progress = check_bool(show_progress, "show_progress")
+        if progress is not None:
+            progress = check_bool(progress, "progress")
         else:
             from iclr26sci.core import progress_enabled
 
-            show_progress = progress_enabled() and self.method_ == "ffn"  # the FFN fit takes seconds to minutes
+            progress = progress_enabled() and self.method_ == "ffn"  # the FFN fit takes seconds to minutes
         rng = self._child_seed(1) if rng is None else rng
         idx = self._batches(pairs, batch_size, rng, shuffle)
         la = DiagLaplaceLinear(prior_precision=prm["prior_precision"], prune=prm["prune"],
@@ -307,7 +307,7 @@ class ProbabilisticEncoder(BaseEstimator):
                     p = enc.ffn_inputs([pairs[i][1] for i in b])
                     yield q, p
 
-            la.fit(enc.embed_from_ffn, W, gen(), n_batches=len(idx), show_progress=bool(show_progress))
+            la.fit(enc.embed_from_ffn, W, gen(), n_batches=len(idx), progress=bool(progress))
         else:
             texts = [t for pr in pairs for t in pr]
             E = self._adapter_inputs(texts)
@@ -318,14 +318,14 @@ class ProbabilisticEncoder(BaseEstimator):
                 return X @ Wt.T
 
             batches = ((torch.as_tensor(Eq[b]), torch.as_tensor(Ep[b])) for b in idx)
-            la.fit(embed, W, batches, n_batches=len(idx), show_progress=bool(show_progress))
+            la.fit(embed, W, batches, n_batches=len(idx), progress=bool(progress))
         self.laplace_ = la
         self.n_pairs_ = len(pairs)
         for attr in ("variance_scale_", "calibration_"):
             if hasattr(self, attr):
                 delattr(self, attr)
         if calibration_pairs is not None:
-            self.calibrate(calibration_pairs, show_progress=show_progress)
+            self.calibrate(calibration_pairs, progress=progress)
         return self
 
     def fit(self, X, y=None, **kwargs):
@@ -339,7 +339,7 @@ class ProbabilisticEncoder(BaseEstimator):
         """Whether :meth:`calibrate` has set a variance scale."""
         return hasattr(self, "variance_scale_")
 
-    def calibrate(self, pairs, *, show_progress: bool | None = None):
+    def calibrate(self, pairs, *, progress: bool | None = None):
         r"""Fit one variance scale :math:`c` for this member on held-out positive pairs.
 
         The Laplace variances of different encoders are not on a common scale
@@ -377,7 +377,7 @@ class ProbabilisticEncoder(BaseEstimator):
         self._resolve()
         pairs = check_pairs(pairs)
         texts = [t for pr in pairs for t in pr]
-        mean, var = self._raw_uncalibrated(texts, True, show_progress)
+        mean, var = self._raw_uncalibrated(texts, True, progress)
         mean, var = normalize_gaussian(mean, var, "delta")
         r2 = (mean[0::2] - mean[1::2]) ** 2
         z2 = r2 / np.maximum(var[0::2] + var[1::2], 1e-300)
@@ -390,22 +390,22 @@ class ProbabilisticEncoder(BaseEstimator):
                              "median_standardised_sq_residual": float(np.median(z2) / c)}
         return self
 
-    def _adapter_inputs(self, texts, show_progress=None):
-        E = self.encoder.encode(texts, show_progress=show_progress)
+    def _adapter_inputs(self, texts, progress=None):
+        E = self.encoder.encode(texts, progress=progress)
         n = np.linalg.norm(E, axis=1, keepdims=True)
         return float(self.input_scale) * E / np.where(n > 0, n, 1.0)
 
     # ------------------------------------------------------------------ encode
-    def _raw(self, texts, need_var, show_progress=None):
-        mean, var = self._raw_uncalibrated(texts, need_var, show_progress)
+    def _raw(self, texts, need_var, progress=None):
+        mean, var = self._raw_uncalibrated(texts, need_var, progress)
         if var is not None and self.is_calibrated:
             var = var * self.variance_scale_
         return mean, var
 
-    def _raw_uncalibrated(self, texts, need_var, show_progress=None):
+    def _raw_uncalibrated(self, texts, need_var, progress=None):
         prm = self._resolve()
         if self.method_ == "ffn":
-            mean, lin, code = self.encoder.encode_with_features(texts, show_progress=show_progress)
+            mean, lin, code = self.encoder.encode_with_features(texts, progress=progress)
             if not need_var:
                 return mean, None
             if self.propagation == "linearized":
@@ -420,7 +420,7 @@ class ProbabilisticEncoder(BaseEstimator):
             else:
                 var = self.laplace_.propagate(code, scale=prm["scale"])
             return mean, var
-        E = self._adapter_inputs(texts, show_progress=show_progress)
+        E = self._adapter_inputs(texts, progress=progress)
         mean = E @ self.W0_.T
         var = None
         if need_var:
@@ -434,7 +434,7 @@ class ProbabilisticEncoder(BaseEstimator):
         return mean, var
 
     def encode(self, texts, *, normalize: bool = True, variance_norm: str = "delta",
-               show_progress: bool | None = None) -> GaussianEmbeddings:
+               progress: bool | None = None) -> GaussianEmbeddings:
         r"""Diagonal Gaussian embedding :math:`(\mu(x), \sigma^2(x))` of each text.
 
         With ``normalize`` the result is :func:`normalize_gaussian` ``(variance_norm)``
@@ -445,16 +445,16 @@ class ProbabilisticEncoder(BaseEstimator):
         normalize = check_bool(normalize, "normalize")
         variance_norm = check_option(variance_norm, "variance_norm", ("delta", "code", "none"))
         self._require_fitted("encode")
-        mean, var = self._raw(texts, True, show_progress)
+        mean, var = self._raw(texts, True, progress)
         if normalize:
             mean, var = normalize_gaussian(mean, var, variance_norm)
         return GaussianEmbeddings(mean=mean, var=var)
 
-    def encode_mean(self, texts, *, normalize: bool = True, show_progress: bool | None = None) -> np.ndarray:
+    def encode_mean(self, texts, *, normalize: bool = True, progress: bool | None = None) -> np.ndarray:
         """The mean embedding only (no Laplace fit needed); L2-normalised when ``normalize``."""
         texts = check_texts(texts)
         normalize = check_bool(normalize, "normalize")
-        mean, _ = self._raw(texts, False, show_progress)
+        mean, _ = self._raw(texts, False, progress)
         if normalize:
             n = np.linalg.norm(mean, axis=1, keepdims=True)
             mean = mean / np.where(n > 0, n, 1.0)

@@ -91,7 +91,7 @@ def minilm(max_seq_length: int = 256, batch_size: int = 32, compat_layer_input: 
 
 def minilm_finetuned(pairs, *, rng=0, epochs: int = 4, lr: float = 1e-4, batch_size: int = 16,
                      max_seq_length: int = 128, name: str | None = None, cache: bool = True,
-                     show_progress: bool | None = None) -> TransformerEncoder:
+                     progress: bool | None = None) -> TransformerEncoder:
     """A fresh all-MiniLM-L6-v2 whose last block is fine-tuned contrastively on ``pairs`` (cached on disk).
 
     Members of comparable strength for UEC: fine-tune on disjoint sets of
@@ -146,7 +146,7 @@ def minilm_finetuned(pairs, *, rng=0, epochs: int = 4, lr: float = 1e-4, batch_s
     seed_label = rng if isinstance(rng, int) else "g"
     enc = TransformerEncoder(minilm_path(), name=name or f"minilm-ft-{seed_label}", max_seq_length=max_seq_length)
     enc, info = contrastive_finetune_last_block(enc, pairs, epochs=epochs, lr=lr, batch_size=batch_size, rng=rng,
-                                                cache=cache, show_progress=show_progress)
+                                                cache=cache, progress=progress)
     enc.finetune_info_ = info
     return enc
 
@@ -279,7 +279,7 @@ def lee_pairs(n: int | None = None, max_words: int = 60, rng=0, docs=None) -> li
 
 
 def default_uec(n_pairs: int = 48, temperature: float | None = None, beta: float = 0.1, reduce: str = "mean",
-                rng=0, finetune_epochs: int = 4, max_seq_length: int = 128, show_progress: bool | None = None):
+                rng=0, finetune_epochs: int = 4, max_seq_length: int = 128, progress: bool | None = None):
     """The recommended ready-to-use ensemble of three comparably strong MiniLM members, fitted offline.
 
     UEC's premise is an ensemble of comparably strong encoders. Members: the
@@ -335,8 +335,8 @@ def default_uec(n_pairs: int = 48, temperature: float | None = None, beta: float
         temperature = _check_temperature(temperature)
     beta = check_in_range(beta, "beta", 0.0, None)
     reduce = check_option(reduce, "reduce", ("sum", "mean"))
-    if show_progress is not None:
-        show_progress = check_bool(show_progress, "show_progress")
+    if progress is not None:
+        progress = check_bool(progress, "progress")
     check_rng(rng)
     g = as_generator(rng)
     seeds = g.integers(2**31 - 1, size=4).tolist()
@@ -351,11 +351,11 @@ def default_uec(n_pairs: int = 48, temperature: float | None = None, beta: float
     pairs, cal_pairs = [both[i] for i in perm[:n_pairs]], [both[i] for i in perm[n_pairs:]]
     encs = [minilm(max_seq_length=max_seq_length),
             minilm_finetuned(half_a, rng=seeds[2], epochs=finetune_epochs, max_seq_length=max_seq_length,
-                             name="minilm-ft-A", show_progress=show_progress),
+                             name="minilm-ft-A", progress=progress),
             minilm_finetuned(half_b, rng=seeds[3], epochs=finetune_epochs, max_seq_length=max_seq_length,
-                             name="minilm-ft-B", show_progress=show_progress)]
+                             name="minilm-ft-B", progress=progress)]
     members = [ProbabilisticEncoder(e, method="ffn", rng=k).fit_laplace(
-        pairs, rng=seeds[1] + k, calibration_pairs=cal_pairs, show_progress=show_progress) for k, e in enumerate(encs)]
+        pairs, rng=seeds[1] + k, calibration_pairs=cal_pairs, progress=progress) for k, e in enumerate(encs)]
     if temperature is None:
         probe = UEC(members, reduce=reduce)
         _, V = probe.member_embeddings([t for pr in pairs for t in pr])

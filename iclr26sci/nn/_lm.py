@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from iclr26sci.core import (InputError, check_bool, check_in_range, check_memory, check_positive_int,
-                            progress, torch_generator)
+                            progress as _bar, resolve_progress, torch_generator)
 
 from . import _lm_sample
 from ._train import _check_device
@@ -675,7 +675,7 @@ class LanguageModel:
     # -- sampling -----------------------------------------------------------------------------------
     def generate(self, prompts, n: int = 8, max_new_tokens: int = 32, temperature: float = 1.0, top_p: float = 1.0,
                  stop=None, rng=0, chat: bool = False, batch_size: int | None = None,
-                 progress_bar: bool = True) -> Generation:
+                 progress: bool | None = None, progress_bar: bool | None = None) -> Generation:
         """Sample ``n`` completions of every prompt, batched with the KV cache, recording exact log-probs.
 
         Every prompt is encoded, left-padded and run through the model once (prefill); its key/value
@@ -710,8 +710,10 @@ class LanguageModel:
             Format prompts with the chat template (with the assistant header).
         batch_size : int, optional
             Most rows decoded at once (default: all ``len(prompts) * n``); lower it to bound memory.
-        progress_bar : bool, default True
-            Show a progress bar over batches and steps (on a terminal, outside CI).
+        progress : bool, optional
+            Show a progress bar over batches (default None: only at a terminal or in a notebook, outside CI).
+        progress_bar : bool, optional
+            Deprecated spelling of ``progress``.
 
         Returns
         -------
@@ -736,7 +738,7 @@ class LanguageModel:
         temperature = check_in_range(temperature, "temperature", 0.0, None)
         top_p = check_in_range(top_p, "top_p", 0.0, 1.0, low_open=True)
         chat = check_bool(chat, "chat")
-        progress_bar = check_bool(progress_bar, "progress_bar")
+        progress = resolve_progress(progress, progress_bar=progress_bar)
         stops = self._check_stop(stop)
         if batch_size is not None:
             batch_size = check_positive_int(batch_size, "batch_size")
@@ -756,8 +758,8 @@ class LanguageModel:
         self.model.eval()
         try:
             with torch.no_grad():
-                for s in progress(starts, desc="sampling batches", enabled=None if progress_bar and len(starts) > 1
-                                  else False):
+                for s in _bar(starts, desc="sampling batches",
+                              enabled=False if len(starts) == 1 else progress):
                     rows = np.arange(s, min(s + bs, rows_total))
                     res = self._sample_batch([ids[i] for i in prompt_of_row[rows]], prompt_of_row[rows],
                                              max_new_tokens, temperature, top_p, stops, gen)

@@ -239,7 +239,7 @@ def test_compare_harness_counts_and_tables():
     X, y = _imgs(48, seed=9).numpy(), np.arange(48) % 3
     stream = CorruptedStream((X, y), corruptions=["n"], severity=[2, 5], batch_size=16, corrupt=_noise)
     res = baselines.compare(r, s, stream, methods=["none", "bn", "tent", "t3a", "lame", "foa", "neo", "pea", "pea-1pass"],
-                            progress_bar=False)
+                            progress=False)
     m = res.methods
     assert m["none"]["forward_per_batch"] == 1 and m["tent"]["backward_per_batch"] == 1
     assert m["pea"]["forward_per_batch"] == 6 and m["pea"]["backward_per_batch"] == 0
@@ -253,7 +253,7 @@ def test_foa_lite_on_vit():
     v = _vit()
     s = SourceStats.fit(v, _imgs(40, 8))
     batches = [(_imgs(16, 8, seed=i, shift=0.2), torch.randint(0, 3, (16,))) for i in range(2)]
-    res = baselines.compare(v, s, batches, methods=["foa", "tent"], progress_bar=False)
+    res = baselines.compare(v, s, batches, methods=["foa", "tent"], progress=False)
     f = res.methods["foa"]
     assert f["forward_per_batch"] == int(4 + 3 * np.log(3 * 16)) and f["backward_per_batch"] == 0
 

@@ -19,10 +19,10 @@ ISOLATIONS = ["guard"] + (["netns"] if S.network_isolation() == "netns" else [])
 
 def test_ten_canonical_solutions_pass_and_wrong_ones_fail():
     probs = load_humaneval()[:10]
-    res = S.run_humaneval_batch(probs, [p.canonical_solution for p in probs], n_workers=2, show_progress=False)
+    res = S.run_humaneval_batch(probs, [p.canonical_solution for p in probs], n_workers=2, progress=False)
     assert [r.status for r in res] == ["passed"] * 10, [r.summary() for r in res]
     # a completion that returns a constant of the right type fails the asserts of every one of these problems
-    wrong = S.run_humaneval_batch(probs, ["    return None\n"] * 10, n_workers=2, show_progress=False)
+    wrong = S.run_humaneval_batch(probs, ["    return None\n"] * 10, n_workers=2, progress=False)
     assert not any(r.passed for r in wrong)
     assert {r.status for r in wrong} <= {"failed", "error"} and "failed" in {r.status for r in wrong}
 
@@ -30,7 +30,7 @@ def test_ten_canonical_solutions_pass_and_wrong_ones_fail():
 @pytest.mark.slow
 def test_all_164_canonical_solutions_pass():
     probs = load_humaneval()
-    res = S.run_humaneval_batch(probs, [p.canonical_solution for p in probs], show_progress=False)
+    res = S.run_humaneval_batch(probs, [p.canonical_solution for p in probs], progress=False)
     failed = [(p.task_id, r.summary()) for p, r in zip(probs, res) if not r.passed]
     assert not failed
 
@@ -154,10 +154,10 @@ def test_writes_stay_inside_the_temporary_folder(tmp_path):
 
 def test_run_many_keeps_order():
     progs = ["assert 1 == 1", "assert 1 == 2", "raise ValueError", "while True: pass", "print('hi')"]
-    res = S.run_many(progs, timeout=1.0, n_workers=3, show_progress=False)
+    res = S.run_many(progs, timeout=1.0, n_workers=3, progress=False)
     assert [r.status for r in res] == ["passed", "failed", "error", "timeout", "passed"]
     assert res[4].stdout.strip() == "hi"
-    assert S.run_many([], show_progress=False) == []
+    assert S.run_many([], progress=False) == []
 
 
 @pytest.mark.bad_input("data_adapters.run_python", "data_adapters.run_many", "data_adapters.run_humaneval",
@@ -185,8 +185,8 @@ def test_bad_input_is_refused_before_running():
         S.run_many(["assert True", 3])
     with pytest.raises(InputError, match="`n_workers`"):
         S.run_many(["assert True"], n_workers=0)
-    with pytest.raises(InputError, match="`show_progress`"):
-        S.run_many(["assert True"], show_progress="no")
+    with pytest.raises(InputError, match="`progress`"):
+        S.run_many(["assert True"], progress="no")
     with pytest.raises(InputError, match="`timeout`"):
         S.run_many(["assert True"], timeout=-2)
     with pytest.raises(InputError, match="`problem`"):

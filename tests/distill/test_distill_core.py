@@ -147,7 +147,7 @@ def test_seq2seq_learns_a_copy_task():
                               for w in "abcdefgh"], [f"({w})" for w in "abcdefgh"],
                          teacher_answers=[[f"({w})", "(x)"] for w in "abcdefgh"])
     st_ = distill(Seq2SeqStudent(d_model=32, n_heads=2, n_layers=1, ff=64, dropout=0.0), OraclePurifier().purify(d),
-                  epochs=60, batch_size=16, lr=3e-3, progress_bar=False)
+                  epochs=60, batch_size=16, lr=3e-3, progress=False)
     assert st_.history[-1] < 0.2 * st_.history[0]
     ev = evaluate_student(st_, d, max_new_tokens=4)
     assert ev.accuracy == 1.0 and ev.rationale_nll < 0.5
@@ -157,7 +157,7 @@ def test_naive_loss_has_one_stream_per_teacher(world):
     _, tr, _ = world
     sub = tr.subset(np.arange(20))
     st_ = distill(Seq2SeqStudent(d_model=16, n_heads=2, n_layers=1, ff=32), sub, loss="naive_multi_teacher",
-                  epochs=1, progress_bar=False)
+                  epochs=1, progress=False)
     assert st_.n_streams == 1 + tr.K and len(st_.prefixes) == tr.K
 
 
@@ -168,7 +168,7 @@ def test_distill_lora_tiny_lm(world):
     _, tr, _ = world
     sub = tr.subset(np.arange(8))
     lm = tiny_lm(rng=0)
-    st_ = distill(lm, OraclePurifier().purify(sub), epochs=2, batch_size=4, lr=5e-3, progress_bar=False)
+    st_ = distill(lm, OraclePurifier().purify(sub), epochs=2, batch_size=4, lr=5e-3, progress=False)
     assert st_.model is not lm and st_.model.n_trainable < st_.model.n_parameters
     assert st_.history[-1] < st_.history[0]
     ev = evaluate_student(st_, sub, max_new_tokens=3, max_rationales=4)
@@ -212,7 +212,7 @@ def test_max_steps_counts_optimiser_steps(world):
     try:
         for data, loss in [(OraclePurifier().purify(sub), "purified"), (sub, "naive_multi_teacher")]:
             calls.clear()
-            distill(st0, data, loss=loss, batch_size=4, max_steps=7, progress_bar=False)
+            distill(st0, data, loss=loss, batch_size=4, max_steps=7, progress=False)
             assert len(calls) == 7
     finally:
         torch.optim.AdamW.step = orig
@@ -223,7 +223,7 @@ def test_evaluate_fixed_prefix(world):
     _, tr, _ = world
     sub = tr.subset(np.arange(20))
     st_ = distill(Seq2SeqStudent(d_model=16, n_heads=2, n_layers=1, ff=32), sub, loss="naive_multi_teacher",
-                  epochs=2, progress_bar=False)
+                  epochs=2, progress=False)
     best = evaluate_student(st_, sub, max_new_tokens=2).rationale_nll
     one = [evaluate_student(st_, sub, max_new_tokens=2, prefix=f"explain {k}: ").rationale_nll for k in range(sub.K)]
     assert best <= min(one) + 1e-6

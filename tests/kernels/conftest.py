@@ -19,7 +19,7 @@ def _tiny_setup(n_tasks: int):
     theory = EfficientCodingTheory(center_radius=1.0).fit(patches)
     tasks = TheoryTaskSampler(theory, patches, n_tasks=n_tasks, n_support=(12,), n_query=8, rng=1)
     tik = TheoryInformedKernel(feature_dim=3, channels=3, kernel_size=3, n_outer=3, tasks_per_step=2,
-                               show_progress=False).meta_fit(tasks, rng=0)
+                               progress=False).meta_fit(tasks, rng=0)
     return patches, theory, tasks, tik
 
 

@@ -120,7 +120,7 @@ def test_model_selection_arguments(data):
                                      ({"architecture": "rnn"}, "architecture"), ({"feature_dim": 0}, "feature_dim")])
 def test_tik_settings(data, kw, arg):
     tasks = data[2]
-    base = dict(feature_dim=3, channels=3, kernel_size=3, n_outer=2, tasks_per_step=2, show_progress=False)
+    base = dict(feature_dim=3, channels=3, kernel_size=3, n_outer=2, tasks_per_step=2, progress=False)
     with pytest.raises(InputError, match=f"`{arg}`"):
         TheoryInformedKernel(**{**base, **kw}).meta_fit(tasks, rng=0)
 
@@ -173,7 +173,7 @@ def _meta_features(threads):
             "th = EfficientCodingTheory(center_radius=1.0).fit(P)\n"
             "tasks = TheoryTaskSampler(th, P, n_tasks=40, n_support=(40,), n_query=20, rng=1)\n"
             "tik = TheoryInformedKernel(feature_dim=4, channels=4, kernel_size=3, n_outer=15, tasks_per_step=4, "
-            "lr=0.02, show_progress=False).meta_fit(tasks, rng=0)\n"
+            "lr=0.02, progress=False).meta_fit(tasks, rng=0)\n"
             "print(repr(tik.features(P[:50]).tobytes().hex()[:4000]), tik.history_[-1].hex())\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 

@@ -194,7 +194,7 @@ def test_task_sampler(theory, patches):
 def tik(theory, patches):
     tasks = TheoryTaskSampler(theory, patches, n_tasks=40, n_support=(15,), n_query=15, rng=1)
     return TheoryInformedKernel(feature_dim=4, channels=4, kernel_size=3, n_outer=4, tasks_per_step=4,
-                                show_progress=False).meta_fit(tasks, rng=0)
+                                progress=False).meta_fit(tasks, rng=0)
 
 
 def test_meta_fit_and_predict(tik, theory, patches):
@@ -216,7 +216,7 @@ def test_meta_fit_and_predict(tik, theory, patches):
 
 def test_meta_fit_deterministic(theory, patches):
     tasks = TheoryTaskSampler(theory, patches, n_tasks=10, n_support=(12,), n_query=8, rng=1)
-    kw = dict(feature_dim=3, channels=2, kernel_size=3, n_outer=2, tasks_per_step=2, show_progress=False)
+    kw = dict(feature_dim=3, channels=2, kernel_size=3, n_outer=2, tasks_per_step=2, progress=False)
     a = TheoryInformedKernel(**kw).meta_fit(tasks, rng=5)
     b = TheoryInformedKernel(**kw).meta_fit(tasks, rng=5)
     assert a.history_ == b.history_
@@ -308,7 +308,7 @@ def test_scratch_dkl_and_neumann_meta(theory, patches):
     with pytest.raises(InputError, match="responses"):
         d.fit(t[0].X_support, np.stack([t[0].y_support, t[1].y_support]))
     m = TheoryInformedKernel(feature_dim=2, architecture="mlp", hidden=(), n_outer=2, tasks_per_step=2,
-                             hypergradient="neumann", show_progress=False).meta_fit(t, rng=0)
+                             hypergradient="neumann", progress=False).meta_fit(t, rng=0)
     assert len(m.history_) == 2
     with pytest.raises(InputError, match="hypergradient"):
         TheoryInformedKernel(hypergradient="bogus", n_outer=1).meta_fit(t)

@@ -59,7 +59,7 @@ def setup():
 def test_feature_dtype_option(setup):
     P, th = setup
     tasks = TheoryTaskSampler(th, P, n_tasks=12, n_support=(12,), n_query=8, rng=1)
-    kw = dict(feature_dim=3, channels=2, kernel_size=3, n_outer=2, tasks_per_step=2, show_progress=False)
+    kw = dict(feature_dim=3, channels=2, kernel_size=3, n_outer=2, tasks_per_step=2, progress=False)
     t32 = TheoryInformedKernel(**kw).meta_fit(tasks, rng=5)
     assert len(t32.history_) == 2 and np.isfinite(t32.history_).all()
     kw["n_outer"] = 0  # same seed, untrained: the two precisions give the same features

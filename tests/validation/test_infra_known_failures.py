@@ -226,7 +226,7 @@ def test_progress_bar_ticks_once_per_check_and_seed(fake_method, monkeypatch):
 
     monkeypatch.setattr(iclr26sci.core, "progress", fake_progress)
     lines = []
-    recs = run_validation([FAKE], seeds=[0, 1], known={}, progress_bar=False, log=lines.append)
+    recs = run_validation([FAKE], seeds=[0, 1], known={}, progress=False, log=lines.append)
     assert len(recs) == 4 and len(lines) == 4 and len(ticks) == 4
     assert calls == [("validate", 4, False)]
     assert all(r["reason"] is None for r in recs)
