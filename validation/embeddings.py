@@ -193,7 +193,7 @@ def u6_limits(profile, rng):
 def u7_monotonicity(profile, rng):
     n_trials = profile.pick(2000, 20000)
     viol = {"delta": 0, "code": 0}
-    ratio_dev = 0.0
+    ratio_dev, n_saturated = 0.0, 0
     for _ in range(n_trials):
         K, D = 3, 8
         M = rng.normal(size=(K, 1, D))
@@ -206,8 +206,13 @@ def u7_monotonicity(profile, rng):
             _, vh = normalize_gaussian(M, Vraw, norm)
             _, vh2 = normalize_gaussian(M, V2, norm)
             p1, p2 = uec_coefficients(vh, T)[0], uec_coefficients(vh2, T)[0]
-            if not p2[k] < p1[k]:
+            # a weight that is 0 or 1 to double precision (softmax at large T) cannot decrease strictly in
+            # floating point; there only "does not increase" is testable, and such trials are counted apart
+            saturated = not (np.finfo(float).tiny < p1[k] < 1.0 - 4 * np.finfo(float).eps)
+            if p2[k] > p1[k] or (p2[k] == p1[k] and not saturated):
                 viol[norm] += 1
+            if norm == "delta":
+                n_saturated += int(saturated)
             if norm == "delta":
                 o = [j for j in range(K) if j != k]
                 ratio_dev = max(ratio_dev, abs(np.log(p1[o[0]] / p1[o[1]]) - np.log(p2[o[0]] / p2[o[1]])))
@@ -217,7 +222,8 @@ def u7_monotonicity(profile, rng):
     crit = [Criterion("violations of strict decrease of pi_k (delta normalisation)", viol["delta"], 0, "<="),
             Criterion("max change of the other members' log weight ratio", ratio_dev, 1e-9, "<=")]
     return CheckResult(criteria=crit, table=rows,
-                       details="Random (mu, sigma^2, k, c, T); a violation is pi_k not strictly decreasing. The code's "
+                       details="Random (mu, sigma^2, k, c, T); a violation is pi_k not strictly decreasing (where pi_k is 0 or 1 "
+                               "to double precision, only an increase counts). The code's "
                                "normalisation divides by the squared variance norm, so inflating sigma^2 shrinks the "
                                "normalised variance and raises pi_k: its violation count is shown, not gated.")
 

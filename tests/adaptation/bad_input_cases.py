@@ -80,7 +80,7 @@ def _pea(**kw):
 def _cmp(stream=None, **kw):
     stream = [(_x(), _y())] if stream is None else stream
     kw.setdefault("methods", ["none"])
-    kw.setdefault("progress_bar", False)
+    kw.setdefault("progress", False)
     return compare(_net(), _stats(), stream, **kw)
 
 
@@ -269,10 +269,10 @@ CASES = [
     Case("adaptation.112", "compare", "n_bins 0", lambda: _cmp(n_bins=0), ("n_bins",)),
     Case("adaptation.113", "compare", "reset_each_domain string", lambda: _cmp(reset_each_domain="yes"),
          ("reset_each_domain",)),
-    Case("adaptation.114", "compare", "progress_bar string", lambda: _cmp(progress_bar="no"), ("progress_bar",)),
+    Case("adaptation.114", "compare", "progress string", lambda: _cmp(progress="no"), ("progress",)),
     Case("adaptation.115", "compare", "rng string", lambda: _cmp(methods=["none"], rng="x"), ("rng",)),
     Case("adaptation.116", "compare", "stats of another model",
-         lambda: compare(_bn_net(), _stats(), [(_x(), _y())], methods=["none"], progress_bar=False), ("stats",)),
+         lambda: compare(_bn_net(), _stats(), [(_x(), _y())], methods=["none"], progress=False), ("stats",)),
     Case("adaptation.117", "compare", "NaN inputs", lambda: _cmp([(torch.full((8, 6), nan), _y())]), ("stream",)),
     Case("adaptation.118", "compare", "stream of strings", lambda: _cmp(["ab", "cd"]), ("stream",)),
     # ---------------------------------------------------------------- baselines

@@ -287,7 +287,7 @@ def test_distill_bad_input(small):
 @pytest.mark.bad_input("distill.evaluate_student")
 def test_evaluate_bad_input(small):
     st = distill(Seq2SeqStudent(d_model=16, n_heads=2, n_layers=1, ff=32), OraclePurifier().purify(small), epochs=1,
-                 progress_bar=False)
+                 progress=False)
     with pytest.raises(InputError, match="data"):
         evaluate_student(st, OraclePurifier().purify(small))
     with pytest.raises(InputError, match="grader"):

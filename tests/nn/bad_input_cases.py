@@ -303,7 +303,7 @@ CASES = [
          lambda: _lm().apply_chat_template(["hi"]), ("messages",)),
     Case("nn.136", "LanguageModel.chat", "messages empty", lambda: _lm().chat([]), ("messages",)),
     Case("nn.137", "Generation.group", "prompt out of range",
-         lambda: _lm().generate(["a"], n=1, max_new_tokens=2, progress_bar=False).group(5), ("prompt",)),
+         lambda: _lm().generate(["a"], n=1, max_new_tokens=2, progress=False).group(5), ("prompt",)),
     Case("nn.138", "LanguageModel", "model a string", lambda: N.LanguageModel("m", "t"), ("model",)),
     # ---------------------------------------------------------------- text embeddings
     Case("nn.140", "embed_texts", "empty", lambda: N.embed_texts([]), ("texts",)),
