@@ -12,10 +12,14 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
