@@ -14,7 +14,7 @@ DOCTEST := --doctest-modules -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPA
 REPORT := reports/validation
 SEEDS ?= 0-4
 
-.PHONY: setup test test-all doctest report report-full report-seeds report-screenshot bench clean
+.PHONY: setup test test-all doctest report report-full report-seeds report-screenshot bench dist clean
 
 setup:
 	@bash scripts/setup.sh all,test
@@ -60,6 +60,19 @@ report-screenshot:
 bench:
 	@bash scripts/setup.sh all,test,bench
 	@set -e; for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
+
+## make dist: the wheel and the sdist into dist/ (python -m build when the venv has it, else pip wheel and
+## setuptools' own sdist builder; both with the venv's setuptools, no download)
+dist: setup
+	@rm -rf dist build
+	@if $(PY) -c "import build.__main__" 2>/dev/null; then \
+	    $(PY) -m build --no-isolation --outdir dist . ; \
+	else \
+	    $(PY) -m pip wheel -q --no-deps --no-build-isolation --wheel-dir dist . && \
+	    $(PY) -c "import setuptools.build_meta as b; print(b.build_sdist('dist'))" >/dev/null ; \
+	fi
+	@rm -rf build
+	@ls -l dist
 
 clean:
 	rm -rf reports .pytest_cache .hypothesis

@@ -9,7 +9,6 @@ independent Gaussians) and compared with an uncertainty-aware similarity.
 The estimators (which need scikit-learn and torch) are imported on first use,
 so ``import iclr26sci.embeddings`` stays fast.
 """
-import importlib
 
 from . import encoders
 from ._encoders import (
@@ -40,7 +39,9 @@ _LAZY = {
 
 def __getattr__(name):  # PEP 562: the torch / scikit-learn parts load on first access
     if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        from iclr26sci.core._lazy import load_name   # a missing torch names the extra to install
+
+        value = load_name(__name__, _LAZY[name], name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

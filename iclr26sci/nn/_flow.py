@@ -41,7 +41,7 @@ try:  # torch is a hard dependency of iclr26sci.nn; nn.Module must be the base c
     import torch
     from torch import nn
 except ImportError as exc:  # pragma: no cover
-    raise ImportError('iclr26sci.nn needs torch: pip install "iclr26sci"') from exc
+    raise ImportError('iclr26sci.nn needs torch: pip install "iclr26sci[nn]"') from exc
 
 
 _ACTS = {"silu": nn.SiLU, "relu": nn.ReLU, "gelu": nn.GELU, "tanh": nn.Tanh}

@@ -20,7 +20,7 @@ try:  # torch is a core dependency of the nn layer; this keeps the import error 
     import torch.nn as tnn
     import torch.nn.functional as F
 except ImportError as exc:  # pragma: no cover
-    raise ImportError("iclr26sci.nn needs torch: pip install torch") from exc
+    raise ImportError("iclr26sci.nn needs torch: pip install \"iclr26sci[nn]\"") from exc
 
 from ._train import fit as _fit
 

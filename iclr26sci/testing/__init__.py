@@ -14,7 +14,6 @@ See ``docs/testing.md`` for worked examples.
 """
 from __future__ import annotations
 
-import importlib
 
 from ._assert import (StatisticalAssertionError, assert_covers, assert_improves, assert_rate, assert_same_law,
                       assert_unbiased, check_catches, spent_alpha)
@@ -26,7 +25,9 @@ __all__ = ["assert_covers", "assert_unbiased", "assert_same_law", "assert_rate",
 
 def __getattr__(name):  # PEP 562: the hypothesis strategies load on first use (hypothesis is a test dependency)
     if name == "strategies":
-        mod = importlib.import_module(f"{__name__}.strategies")
+        from iclr26sci.core._lazy import load_name   # a missing hypothesis names the extra to install
+
+        mod = load_name(__name__, ".strategies")
         globals()[name] = mod
         return mod
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
