@@ -72,3 +72,49 @@ def test_null_bad_input():
     with pytest.raises(InputError, match="models"):
         model_posterior({"a": NullGP(), "b": 3}, X, np.arange(10.0))
     assert ModelPosterior(("a",), np.zeros((1, 1)), np.ones((1, 1)), np.ones(1)).best().tolist() == ["a"]
+
+
+def test_reliability_test_is_exact_under_calibration():
+    """Labels drawn from the posterior itself: the one-sided reliability p-value is uniform (false alarms at alpha)."""
+    from validation.kernels_bayes import reliability_test
+
+    r = np.random.default_rng(3)
+    pv = []
+    for _ in range(200):
+        P = r.dirichlet([0.5, 0.5, 0.5], size=150).T
+        lab = (r.random(150)[None] > np.cumsum(P, 0)[:-1]).sum(0)
+        pv.append(reliability_test(P, lab, (0, 1), n_rep=300, rng=r)["p"])
+    pv = np.array(pv)
+    # 200 repeats at alpha = 0.1: Bin(200, 0.1) has 99.9% of its mass below 35
+    assert (pv <= 0.1).sum() <= 35
+    # an over-claimed model (labels from a flattened posterior) is caught
+    P = r.dirichlet([0.3, 0.3, 0.3], size=150).T
+    lab = r.integers(0, 3, 150)
+    assert reliability_test(P, lab, (0, 1), n_rep=500, rng=r)["p"] < 0.01
+
+
+def test_n3_passes_and_catches_the_maximised_evidence():
+    """N3 on 120 simulated neurons: the Laplace posterior passes; the maximised evidence (no Occam factor) is caught."""
+    from validation.kernels_bayes import n3_model_posterior_calibration
+    from validation.registry import Profile
+
+    prof = Profile("quick")
+    ok = n3_model_posterior_calibration(prof, np.random.default_rng(0), n_neurons=120, figure=False, n_reference=0)
+    assert ok.passed, [(c.name, c.statistic, c.threshold) for c in ok.criteria]
+    bad = n3_model_posterior_calibration(prof, np.random.default_rng(0), evidence="max", n_neurons=120, figure=False,
+                                         n_reference=0)
+    assert not bad.criteria[0].passed  # P(structured | y) over-claims structure
+
+
+def test_simulated_neurons_follow_the_model_prior():
+    """simulate_model_set: labels from the prior; a null neuron's variance is its drawn sigma^2."""
+    from validation.kernels_bayes import simulate_model_set
+
+    X = np.random.default_rng(0).standard_normal((40, 5))
+    models = {"pixel": PixelRBFGP(response_transform="none"), "null": NullGP(response_transform="none")}
+    lab, Z, q = simulate_model_set(models, X, 400, np.random.default_rng(1), return_params=True)
+    assert Z.shape == (400, 40) and abs(lab.mean() - 0.5) < 4 * 0.025
+    nul = np.flatnonzero(lab == 1)
+    ratio = Z[nul].var(1) / np.exp([q[i][0] for i in nul])
+    assert abs(np.mean(ratio) - 1) < 4 * np.sqrt(2 / 40 / nul.size)
+    assert all(len(q[i]) == 3 for i in np.flatnonzero(lab == 0))  # log s^2, log l, log sigma^2

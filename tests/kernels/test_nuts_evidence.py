@@ -47,3 +47,15 @@ def test_nuts_bad_input():
         nuts_log_evidence(PixelRBFGP().fit(X, r.poisson(2.0, 20)), num_samples=0)
     with pytest.raises(InputError, match="evidence"):
         bayes_factor(PixelRBFGP(), NullGP(), X, r.poisson(2.0, 20), evidence="exact")
+
+
+def test_hyper_sbc_ranks_and_figure():
+    """hyper_sbc's ranks on 40 simulated neurons, and the figure N4 puts in the report."""
+    from validation.kernels_bayes import _sbc_figure, hyper_sbc
+
+    r = np.random.default_rng(0)
+    patches = r.standard_normal((500, 16))
+    ranks, not_pd = hyper_sbc(40, 19, r, patches, n_trials=30)
+    assert ranks.shape == (40 - not_pd, 2) and ranks.min() >= 0 and ranks.max() <= 19
+    fig = _sbc_figure(ranks, 19, ("a", "b"), "t", 10)
+    assert len(fig.axes) == 2 and fig.axes[0].get_xlabel().startswith("rank")
