@@ -61,3 +61,18 @@ def test_bounds_with_the_learners_nuisances(data):
 def test_policy_softmax_equals_scipy():
     S = np.random.default_rng(0).normal(size=(1000, 3)) * 30
     np.testing.assert_array_equal(softmax(S, axis=1), scipy.special.softmax(S, axis=1))
+
+
+@pytest.mark.parametrize("extrapolation", ["constant", "linear"])
+@pytest.mark.parametrize("n_knots", [3, 6, 10])
+def test_fast_spline_design_equals_sklearn(extrapolation, n_knots):
+    from sklearn.preprocessing import SplineTransformer
+
+    from iclr26sci.causal._nuisance import _spline_design
+
+    rng = np.random.default_rng(n_knots)
+    Xtr = rng.uniform(-2, 2, (2000, 4))
+    st = SplineTransformer(n_knots=n_knots, degree=3, knots="uniform", extrapolation=extrapolation,
+                           include_bias=False).fit(Xtr)
+    for X in (Xtr, rng.uniform(-2.5, 2.5, (500, 4)), np.vstack([Xtr.min(0), Xtr.max(0)])):
+        np.testing.assert_allclose(_spline_design(st, X), st.transform(X), rtol=0, atol=1e-13)
