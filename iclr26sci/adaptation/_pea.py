@@ -94,6 +94,13 @@ class PEAAdapter(BaseEstimator):
         forward of ``V B`` images, in both passes, so the statistics are updated once per batch from all
         views' features together, and ``n_forward_`` grows by 2 per batch (one call per pass, each of
         ``V B`` images) instead of ``2 V``.
+    batch_views : bool, default True
+        With ``microbatch_variants=False``: Pass 1 (which only records statistics) runs the ``V`` views as one
+        forward of ``V B`` images, and the sums are split back per view, so its numbers are those of ``V``
+        separate forwards for any model whose eval-mode output for an image does not depend on the rest of
+        the batch (BatchNorm in eval mode, LayerNorm, convolutions, attention within an image); Pass 2 stays
+        one view at a time (each view's update feeds the next view's alignment). ``n_forward_`` still grows
+        by ``2 V`` (it counts batch-sized forwards). ``False``: one forward per view in both passes.
     one_pass : bool, default False
         One aligned forward per view instead of two passes: the layer weights are the min-max normalised
         shift scores measured during the previous batch's aligned pass (before each block's correction); the
@@ -136,7 +143,8 @@ class PEAAdapter(BaseEstimator):
         Per batch: ``weights`` (per block), ``spikes`` (block indices that spiked, per view), ``entropy``,
         ``entropy_reset``, ``n_forward``, ``alignment`` (per block: "coral", "mv" or "skip").
     n_forward_, n_backward_, n_batches_ : int
-        Network evaluations, backward passes (always 0) and batches so far.
+        Network evaluations (in forwards of one batch of images; see ``batch_views``), backward passes
+        (always 0) and batches so far.
 
     References
     ----------
@@ -155,7 +163,8 @@ class PEAAdapter(BaseEstimator):
     (torch.Size([16, 3]), 2, 0, 1)
     """
 
-    def __init__(self, model, stats, *, microbatch_variants=False, one_pass=False, alignment="coral", momentum=0.02,
+    def __init__(self, model, stats, *, microbatch_variants=False, batch_views=True, one_pass=False, alignment="coral",
+                 momentum=0.02,
                  alpha=0.2, gamma=None,
                  entropy_threshold=None, spike_floor=None, views=("orig", "crop", "flip"), crop_ratio=0.9,
                  skip_threshold=1e-3, mv_threshold=0.5, layer_weights="minmax", pass1_tokens="cls", eps=1e-5,
@@ -163,6 +172,7 @@ class PEAAdapter(BaseEstimator):
         self.model = model
         self.stats = stats
         self.microbatch_variants = microbatch_variants
+        self.batch_views = batch_views
         self.one_pass = one_pass
         self.alignment = alignment
         self.momentum = momentum
@@ -194,6 +204,7 @@ class PEAAdapter(BaseEstimator):
             raise NotFittedError("stats", "is an unfitted SourceStats", "SourceStats.fit(model, clean_data) first")
         self._one_pass = check_bool(self.one_pass, "one_pass")
         self._micro = check_bool(self.microbatch_variants, "microbatch_variants")
+        self._batch_views = check_bool(self.batch_views, "batch_views")
         self._alignment = check_option(self.alignment, "alignment", ("coral", "mv", "switch"))
         self._layer_weights = check_option(self.layer_weights, "layer_weights", ("minmax", "ones"))
         self._pass1_tokens = check_option(self.pass1_tokens, "pass1_tokens", ("cls", "all"))
@@ -365,7 +376,8 @@ class PEAAdapter(BaseEstimator):
         if self._micro and n_views > 1:  # the official ResNet recipe: every view in one forward
             views = [torch.cat(views, 0)]
         k = len(self._mods)
-        state = {"mode": "record", "sums": None, "weights": None, "spikes": [], "grad": False, "which": [None] * k}
+        state = {"mode": "record", "sums": None, "weights": None, "spikes": [], "grad": False, "which": [None] * k,
+                 "split": 1}
 
         def make_hook(i):
             def hook(_m, _inp, out):
@@ -376,17 +388,29 @@ class PEAAdapter(BaseEstimator):
                 if state["mode"] == "record" or self._one_pass:
                     s = state["sums"][i]
                     # per-channel sums (no permuted copy), kept per view; combined in float64 in _scores
+                    v = state["split"]      # > 1: a batched first pass of v views, split back per view
                     if out.ndim == 4:
                         # reductions along the contiguous last axis, the squares through a norm: no
                         # temporary the size of the map (about half the time of square().sum((0, 2, 3)))
                         r = out.reshape(out.shape[0], out.shape[1], -1)
-                        s["sum"].append(r.sum(-1).sum(0))
-                        s["sq"].append(torch.linalg.vector_norm(r, dim=-1).square().sum(0))
+                        if v > 1:
+                            c = r.shape[1]
+                            s["sum"].extend(r.sum(-1).reshape(v, -1, c).sum(1).unbind(0))
+                            s["sq"].extend(torch.linalg.vector_norm(r, dim=-1).square().reshape(v, -1, c).sum(1)
+                                           .unbind(0))
+                        else:
+                            s["sum"].append(r.sum(-1).sum(0))
+                            s["sq"].append(torch.linalg.vector_norm(r, dim=-1).square().sum(0))
                         s["n"] += r.shape[0] * r.shape[2]
                     else:
                         rows = self._pass1_rows(out, self._src[i]["kind"])
-                        s["sum"].append(rows.sum(0))
-                        s["sq"].append(torch.linalg.vector_norm(rows, dim=0).square())
+                        if v > 1:
+                            rv = rows.reshape(v, -1, rows.shape[-1])
+                            s["sum"].extend(rv.sum(1).unbind(0))
+                            s["sq"].extend(torch.linalg.vector_norm(rv, dim=1).square().unbind(0))
+                        else:
+                            s["sum"].append(rows.sum(0))
+                            s["sq"].append(torch.linalg.vector_norm(rows, dim=0).square())
                         s["n"] += rows.shape[0]
                     if state["mode"] == "record":
                         return None
@@ -422,9 +446,15 @@ class PEAAdapter(BaseEstimator):
                     state["weights"] = np.ones(k) if d_prev is None else self._minmax(d_prev)
                 else:
                     state["sums"] = fresh_sums()
-                    for v in views:
-                        self.model(v)
-                        n_fwd += 1
+                    if self._batch_views and len(views) > 1:   # Pass 1 records only: one forward of all views
+                        state["split"] = len(views)
+                        self.model(torch.cat(views, 0))
+                        state["split"] = 1
+                        n_fwd += len(views)           # counted in batch-sized forwards (V B images)
+                    else:
+                        for v in views:
+                            self.model(v)
+                            n_fwd += 1
                     state["weights"] = self._minmax(self._scores(state["sums"]))
                 state["mode"] = "align"
                 state["sums"] = fresh_sums()
@@ -467,7 +497,7 @@ class PEAAdapter(BaseEstimator):
                 "n_entropy_resets": self.n_resets_,
                 "n_spikes": int(sum(len(s) for h in self.history_ for s in h["spikes"])),
                 "modules": list(self.stats.module_names_), "alignment": self._alignment, "one_pass": self._one_pass,
-                "microbatch_variants": self._micro}
+                "microbatch_variants": self._micro, "batch_views": self._batch_views}
 
     def summary(self) -> str:
         """A few lines: settings, counters, mean layer weights."""

@@ -242,9 +242,59 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
         X = np.asarray(X, float)
         parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
         if self.spl_ is not None:
-            parts.append(self.spl_.transform(X[:, self.smooth_]))
+            parts.append(_spline_design(self.spl_, X[:, self.smooth_]))
             parts.append((X[:, self.smooth_] - self.mean_[self.smooth_]) / self.sd_[self.smooth_])
         return np.hstack(parts)
+
+
+def _spline_design(spl, X):
+    r"""``spl.transform(X)`` for a fitted cubic SplineTransformer with uniform knots and no bias column.
+
+    On uniform knots ``t_j = lo + j h`` the four B-splines that are non-zero at ``x = lo + (j + u) h``,
+    ``u in [0, 1)``, are the cardinal cubics :math:`(1-u)^3/6`, :math:`(3u^3-6u^2+4)/6`,
+    :math:`(-3u^3+3u^2+3u+1)/6` and :math:`u^3/6` (de Boor, *A Practical Guide to Splines*, ch. IX), so the
+    dense design is four vectorised polynomials and four scatters per feature instead of a general spline
+    evaluation per feature. Rows with a coordinate outside the knot range are passed to ``spl.transform``
+    (its constant / linear extrapolation). Equal to ``spl.transform`` up to rounding (about 1e-15); any other
+    configuration goes to ``spl.transform``.
+    """
+    k = spl.degree
+    if (k != 3 or spl.knots != "uniform" or spl.include_bias or getattr(spl, "sparse_output", False)
+            or spl.extrapolation not in ("constant", "linear")):
+        return spl.transform(X)
+    X = np.asarray(X, float)
+    n, d = X.shape
+    ns = spl.bsplines_[0].c.shape[1]               # n_knots + 2 basis functions per feature
+    nk = ns - k + 1
+    w = ns - 1                                      # columns per feature without the last (bias) basis
+    D = d * w
+    out = np.zeros((n, D + 1))                      # the last column collects the dropped basis
+    flat = out.reshape(-1)
+    inside = np.ones(n, bool)
+    base = np.arange(n) * (D + 1)
+    for i, b in enumerate(spl.bsplines_):
+        lo, hi = b.t[k], b.t[-k - 1]
+        x = X[:, i]
+        inside &= (x >= lo) & (x <= hi)
+        s = (np.clip(x, lo, hi) - lo) * ((nk - 1) / (hi - lo))
+        j = np.minimum(s.astype(np.intp), nk - 2)
+        u = s - j
+        u2 = u * u
+        u3 = u2 * u
+        v = 1.0 - u
+        idx = base + i * w + j
+        flat[idx] = v * v * v / 6.0
+        flat[idx + 1] = (3.0 * u3 - 6.0 * u2 + 4.0) / 6.0
+        flat[idx + 2] = (-3.0 * u3 + 3.0 * u2 + 3.0 * u + 1.0) / 6.0
+        top = j == nk - 2
+        last = idx + 3
+        last[top] = base[top] + D
+        flat[last] = u3 / 6.0
+    res = out[:, :D]
+    if not inside.all():
+        bad = np.flatnonzero(~inside)
+        res[bad] = spl.transform(X[bad])
+    return res
 
 
 def _spline(extrapolation="constant"):
@@ -417,6 +467,12 @@ class CrossFitNuisances:
         Cross-fitting fold of each unit.
     n_clipped : int
         Number of propensity values that were clipped.
+    seed : int, optional
+        Seed given to the nuisance models (set by :func:`cross_fit_nuisances`; lets ``reuse`` fit further
+        levels with the same models and folds).
+    fingerprint : str, optional
+        Digest of the data and settings the nuisances were fitted on (set by :func:`cross_fit_nuisances`);
+        ``reuse`` refuses nuisances fitted on other data.
 
     Examples
     --------
@@ -434,6 +490,8 @@ class CrossFitNuisances:
     levels: dict = field(default_factory=dict)
     folds: np.ndarray | None = None
     n_clipped: int = 0
+    seed: int | None = None
+    fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         e = check_prob_matrix(self.e, "e", positive=True)
@@ -535,9 +593,22 @@ def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
         nu[te, a] = np.maximum(nu_te, 0.0)
 
 
+def _fingerprint(X, A, Y, K, nm, clip, max_frac, propensity) -> str:
+    """Digest of everything but the levels that determines cross-fitted nuisances (given folds and seed)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (X, A, Y) + (() if propensity is None else (propensity,)):
+        a = np.ascontiguousarray(arr)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(a.view(np.uint8).reshape(-1))
+    h.update(repr((int(K), repr(nm), float(clip), float(max_frac), propensity is None)).encode())
+    return h.hexdigest()
+
+
 def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None, rng=None,
                         propensity_clip: float = 0.01, max_clipped_fraction: float = 0.2,
-                        propensity=None) -> CrossFitNuisances:
+                        propensity=None, reuse: CrossFitNuisances | None = None) -> CrossFitNuisances:
     """Fit the nuisances of the sharp bounds with ``cv``-fold cross-fitting.
 
     For each fold, the models are fitted on the other folds and evaluated on it (out-of-fold), per arm:
@@ -572,6 +643,12 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
         overlap fails and an :class:`InputError` is raised rather than returning unstable bounds.
     propensity : array (n, K), optional
         Known propensities (a randomised trial): rows of probabilities; the propensity model is skipped.
+    reuse : CrossFitNuisances, optional
+        Nuisances fitted earlier by this function on the same ``X, A, Y`` with the same models and settings
+        (e.g. ``SharpPolicyLearner.nuisances_``): their folds, model seed and propensities are kept, levels
+        they already hold are copied, and only the missing levels are fitted, with exactly the same numbers
+        as a fresh call on those folds would give. ``cv`` and ``rng`` are then ignored. Nuisances fitted on
+        other data or settings raise :class:`InputError`.
 
     Returns
     -------
@@ -609,16 +686,35 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
         raise InputError("cv", f"is {cv} but arm(s) {np.flatnonzero(counts < cv).tolist()} have only "
                          f"{counts.min()} unit(s) (counts {counts.tolist()})",
                          "cv at most the smallest arm count, so every arm is observed in every fold")
-    gen = as_generator(rng)
-    folds = make_folds(A, cv, gen)
-    seed = int(gen.integers(2**31 - 1))
+    fp = _fingerprint(X, A, Y, K, nm, propensity_clip, max_clipped_fraction, propensity)
+    done = {}
+    if reuse is not None:
+        if not isinstance(reuse, CrossFitNuisances):
+            raise InputError("reuse", f"got {type(reuse).__name__}", "a CrossFitNuisances from cross_fit_nuisances")
+        if reuse.fingerprint != fp or reuse.folds is None or reuse.seed is None:
+            raise InputError("reuse", "was fitted on other data, models or settings (or not by cross_fit_nuisances)",
+                             "nuisances from cross_fit_nuisances on the same X, A, Y, n_arms, nuisance and clipping")
+        folds, seed = reuse.folds, int(reuse.seed)
+        cv = int(folds.max()) + 1
+        for lv in levels:
+            for k, v in reuse.levels.items():
+                if abs(k - lv) < 1e-12:
+                    done[lv] = v
+        if len(done) == len(levels):          # nothing to fit
+            return CrossFitNuisances(e=reuse.e, levels={lv: done[lv] for lv in levels}, folds=folds,
+                                     n_clipped=reuse.n_clipped, seed=seed, fingerprint=fp)
+    else:
+        gen = as_generator(rng)
+        folds = make_folds(A, cv, gen)
+        seed = int(gen.integers(2**31 - 1))
     e = np.zeros((n, K))
-    out = {lv: (np.zeros((n, K)), np.zeros((n, K)), np.zeros((n, K))) for lv in levels}
+    todo = [lv for lv in levels if lv not in done]
+    out = {lv: (np.zeros((n, K)), np.zeros((n, K)), np.zeros((n, K))) for lv in todo}
     for f in progress(range(cv), desc="cross-fitting nuisances", total=cv):
         te = folds == f
         tr = ~te
         Xtr, Atr, Ytr, Xte = X[tr], A[tr], Y[tr], X[te]
-        if propensity is None:
+        if propensity is None and reuse is None:
             present = np.unique(Atr)
             if present.shape[0] < K:
                 raise InputError("A", f"an arm has no observations in a training fold (arms present: "
@@ -637,7 +733,11 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
             ma = Atr == a
             Xa, Ya = Xtr[ma], Ytr[ma]
             with _shared_basis():            # one spline basis per arm and fold, shared by its outcome models
-                _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out)
+                _fit_arm_levels(nm, todo, seed, Xa, Ya, Xte, te, a, out)
+    out = {lv: done[lv] if lv in done else out[lv] for lv in levels}
+    if reuse is not None:                     # propensities (already checked and clipped) from the earlier fit
+        return CrossFitNuisances(e=reuse.e, levels=out, folds=folds, n_clipped=reuse.n_clipped, seed=seed,
+                                 fingerprint=fp)
     if propensity is not None:
         e = propensity.astype(float, copy=True)
     low_any = e.min(axis=1) < propensity_clip
@@ -653,4 +753,4 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
                       "were clipped", RuntimeWarning, stacklevel=3)
         e = np.clip(e, propensity_clip, 1 - propensity_clip)
         e = e / e.sum(axis=1, keepdims=True)
-    return CrossFitNuisances(e=e, levels=out, folds=folds, n_clipped=n_clip)
+    return CrossFitNuisances(e=e, levels=out, folds=folds, n_clipped=n_clip, seed=seed, fingerprint=fp)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import softmax
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import InputError, as_generator, check_array, progress
@@ -21,6 +20,14 @@ from ._validate import (check_bool, check_fitted, check_in_range, check_matrix, 
                         check_nonneg_int, check_positive_int, check_X)
 
 __all__ = ["SoftmaxLinearPolicy", "TreePolicy", "FixedPolicy", "as_policy_matrix", "make_policy"]
+
+
+def softmax(S, axis=1):
+    """Row softmax with exactly scipy.special.softmax's operations (max shift, exp, divide by the sum), without
+    its array-API dispatch, which costs as much as the arithmetic on the (n, 2) matrices of the policy fit."""
+    e = np.exp(S - np.max(S, axis=axis, keepdims=True))
+    e /= np.sum(e, axis=axis, keepdims=True)
+    return e
 
 
 def _onehot_argmax(P: np.ndarray) -> np.ndarray:

@@ -338,7 +338,8 @@ _DATA_DOC = """data : ObservationalData or tuple (X, A, Y)
 
 def sharp_value_bounds(data, policy, gamma: float = 2.0, *, outcome: str = "loss", cv: int = 5,
                        nuisance=None, estimator: str = "efficient", quantile_term_sign: int = 1,
-                       propensity=None, propensity_clip: float = 0.01, rng=None) -> ValueBounds:
+                       propensity=None, propensity_clip: float = 0.01, rng=None,
+                       nuisances=None) -> ValueBounds:
     """Sharp bounds on the value of ``policy`` under the marginal sensitivity model MSM(Gamma).
 
     .. math::
@@ -378,6 +379,11 @@ def sharp_value_bounds(data, policy, gamma: float = 2.0, *, outcome: str = "loss
         the units have a propensity below it.
     rng : None, int or numpy Generator
         Seed of the folds and of stochastic nuisance models.
+    nuisances : CrossFitNuisances, optional
+        Cross-fitted nuisances from an earlier fit on the same data and settings, e.g. a
+        :class:`SharpPolicyLearner`'s ``nuisances_``: their folds, seed and propensities are reused and only the
+        quantile level they lack is fitted (``cv`` and ``rng`` are then ignored); see ``reuse`` in
+        :func:`cross_fit_nuisances`. The bounds then use the learner's folds.
 
     Returns
     -------
@@ -408,7 +414,7 @@ def sharp_value_bounds(data, policy, gamma: float = 2.0, *, outcome: str = "loss
     L = sgn * Y
     nuis = cross_fit_nuisances(X, A, L, K, [quantile_level(gamma, "upper"), quantile_level(gamma, "lower")],
                                cv=cv, nuisance=nm, rng=rng, propensity=propensity,
-                               propensity_clip=propensity_clip)
+                               propensity_clip=propensity_clip, reuse=nuisances)
     psi = {}
     for d in ("upper", "lower"):
         G = score_matrix(nuis, L, A, gamma, d, estimator, quantile_term_sign)

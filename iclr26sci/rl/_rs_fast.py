@@ -5,9 +5,11 @@ with the same floating-point operations as the reference kernel (``rs_grpo._rs_k
 ``beta``, subtract the shift ``c_g``, exponentiate, divide by the group mean, subtract 1, divide by ``beta``.
 
 * 2-D ``(n_groups, G)``: blocks of about 2^16 entries are processed while they sit in cache, so the matrix
-  is read once and the output written once (max, exp, sum and scale in one sweep); the only temporaries
-  are one block's row maxima and sums. The elementwise kernels are torch's (vectorised exp, row reductions
-  across rows) when torch is already imported, numpy's otherwise.
+  is read once and the output written once; the only temporaries are one block's row sums (and row maxima
+  when needed). When ``|beta| * (max R - min R) <= 30`` one global shift ``max(beta R)`` replaces the per-row
+  maxima (every row mean stays above ``e^-30``); the final ``o / (s beta / G) - 1/beta`` is two passes.
+  The elementwise kernels are torch's (vectorised exp, row reductions across rows) when torch is already
+  imported, numpy's otherwise.
 * 1-D with integer group labels in a compact range (any order, e.g. shuffled): no sort. Counts and group
   sums are two ``bincount`` passes and the group mean is gathered back per block. The shift is the global
   maximum of ``beta * r``; a group whose mean falls below ``e^-30`` (its terms may have lost digits to
@@ -41,8 +43,25 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def rows(R: np.ndarray, beta: float) -> np.ndarray | None:
-    """RS advantage of every row of a C-contiguous float64 matrix (rows are groups)."""
+def bounds(a: np.ndarray) -> tuple[float, float]:
+    """(min, max) of a float64 array in one read-only pass (NaN propagates, so both finite means all finite)."""
+    torch = _torch()
+    if torch is not None and a.size and a.flags.writeable:
+        lo, hi = torch.aminmax(torch.from_numpy(np.ascontiguousarray(a)))
+        return float(lo), float(hi)
+    return float(a.min()), float(a.max())
+
+
+def rows(R: np.ndarray, beta: float, lims: tuple[float, float] | None = None) -> np.ndarray | None:
+    """RS advantage of every row of a C-contiguous float64 matrix (rows are groups).
+
+    ``lims``: the (min, max) of ``R`` when the caller has them. When ``|beta| * (max - min) <= 30`` one shift
+    ``c = max(beta * R)`` serves every row (each row's mean is then at least ``e^-30``, far from underflow, and
+    the exponent ``beta r - c`` lies in ``[-30, 0]`` where its rounding error is below ulp(30) = 3.6e-15), so
+    the per-row maxima are not needed; otherwise each row is shifted by its own maximum as in the reference.
+    Per block of rows: ``o = beta r - c`` (one fused pass), ``exp``, the row sums ``s``, and
+    ``o / (s beta / G) - 1/beta`` (two passes).
+    """
     if abs(beta) < 1e-3 or R.ndim != 2:
         return None
     n, G = R.shape
@@ -51,40 +70,50 @@ def rows(R: np.ndarray, beta: float) -> np.ndarray | None:
         out.fill(0.0)
         return out
     R = np.ascontiguousarray(R)
+    if lims is None:
+        lims = bounds(R)
+    lo_r, hi_r = lims
+    shift = None
+    if abs(beta) * (hi_r - lo_r) <= 30.0:
+        shift = beta * hi_r if beta > 0 else beta * lo_r      # = max(beta * R) exactly (rounding is monotone)
     step = max(1, _BLOCK // G)
     torch = _torch()
+    inv = -1.0 / beta
     if torch is not None:
         rt, ot = torch.from_numpy(R), torch.from_numpy(out)
         for lo in range(0, n, step):
-            o = ot[lo:lo + step]
-            torch.mul(rt[lo:lo + step], beta, out=o)
-            o.sub_(torch.amax(o, 1, keepdim=True))
+            o, r = ot[lo:lo + step], rt[lo:lo + step]
+            if shift is None:
+                m = torch.amax(r, 1, keepdim=True) if beta > 0 else torch.amin(r, 1, keepdim=True)
+                m.mul_(-beta)
+                torch.add(m, r, alpha=beta, out=o)
+            else:
+                torch.mul(r, beta, out=o)
+                o.sub_(shift)
             torch.exp(o, out=o)
             s = o.sum(1, keepdim=True)
-            s.div_(G)
+            s.mul_(beta / G)
             o.div_(s)
-            o.sub_(1.0)
-            o.div_(beta)
+            o.add_(inv)
         return out
     for lo in range(0, n, step):
         o = out[lo:lo + step]
         np.multiply(R[lo:lo + step], beta, out=o)
-        o -= o.max(axis=1, keepdims=True)
+        o -= o.max(axis=1, keepdims=True) if shift is None else shift
         np.exp(o, out=o)
         s = o.sum(axis=1, keepdims=True)
-        s /= G
+        s *= beta / G
         o /= s
-        o -= 1.0
-        o /= beta
+        o += inv
     return out
 
 
-def flat(r: np.ndarray, group_ids, beta: float) -> np.ndarray | None:
+def flat(r: np.ndarray, group_ids, beta: float, lims: tuple[float, float] | None = None) -> np.ndarray | None:
     """RS advantage of 1-D rewards with integer group labels in a compact range; None to decline."""
     if abs(beta) < 1e-3 or r.ndim != 1:
         return None
     if group_ids is None:
-        out = rows(r.reshape(1, -1), beta)
+        out = rows(r.reshape(1, -1), beta, lims)
         return None if out is None else out.reshape(-1)
     if type(group_ids).__module__.startswith("torch") and hasattr(group_ids, "detach"):
         group_ids = group_ids.detach().cpu().numpy()
@@ -92,7 +121,11 @@ def flat(r: np.ndarray, group_ids, beta: float) -> np.ndarray | None:
     n = r.shape[0]
     if ids.ndim != 1 or ids.shape[0] != n or ids.dtype.kind not in "iu" or n == 0:
         return None
-    lo, hi = int(ids.min()), int(ids.max())
+    torch = _torch()
+    if torch is not None and ids.flags.writeable and ids.dtype in (np.int64, np.int32):
+        lo, hi = (int(v) for v in torch.aminmax(torch.from_numpy(np.ascontiguousarray(ids))))
+    else:
+        lo, hi = int(ids.min()), int(ids.max())
     if hi - lo > 4 * n + 1024:                   # sparse labels: the reference path sorts them
         return None
     key = ids.astype(np.intp, copy=False)
@@ -100,8 +133,9 @@ def flat(r: np.ndarray, group_ids, beta: float) -> np.ndarray | None:
         key = key - lo
     k = hi - lo + 1
     counts = np.bincount(key, minlength=k)
+    lo_r, hi_r = bounds(r) if lims is None else lims
     out = np.multiply(r, beta)
-    out -= out.max()                              # global shift: nothing overflows
+    out -= beta * hi_r if beta > 0 else beta * lo_r    # global shift max(beta r): nothing overflows
     _exp(out)
     mean = np.bincount(key, weights=out, minlength=k)
     mean /= np.maximum(counts, 1)
@@ -119,14 +153,16 @@ def flat(r: np.ndarray, group_ids, beta: float) -> np.ndarray | None:
         sums = np.bincount(ks, weights=z, minlength=k)
         out[sel] = z
         mean[low] = sums[low] / counts[low]
+    mean *= beta                                  # A = e / (beta mean) - 1/beta: two passes per block
+    inv = -1.0 / beta
     buf = np.empty(min(n, _BLOCK))
     for a in range(0, n, _BLOCK):
         o = out[a:a + _BLOCK]
         b = buf[:o.size]
-        np.take(mean, key[a:a + _BLOCK], out=b)
+        np.take(mean, key[a:a + _BLOCK], out=b, mode="wrap")   # keys are in [0, k): 'wrap' is a no-op that
+                                                              # skips the bounds-checked, buffered 'raise' mode
         o /= b
-        o -= 1.0
-        o /= beta
+        o += inv
     if np.any(counts == 1):                       # singleton groups get 0
         out[counts[key] == 1] = 0.0
     return out

@@ -36,8 +36,11 @@ def _is_torch(x) -> bool:
     return mod.startswith("torch") and hasattr(x, "detach")
 
 
-def _as_rewards(rewards) -> tuple[np.ndarray, Any]:
-    """(float64 array, torch template or None) of the user's rewards; refuses NaN / inf / non-numeric."""
+def _as_rewards(rewards, lims: bool = False):
+    """(float64 array, torch template or None) of the user's rewards; refuses NaN / inf / non-numeric.
+
+    ``lims=True`` also returns the array's (min, max), from the same single pass as the finiteness check.
+    """
     template = None
     if _is_torch(rewards):
         template = rewards
@@ -54,11 +57,14 @@ def _as_rewards(rewards) -> tuple[np.ndarray, Any]:
                          "a 1-D array with group_ids, or a 2-D array (n_groups, group_size) whose rows are groups")
     if arr.size == 0:
         raise InputError("rewards", "is empty", "at least one reward")
-    if not np.all(np.isfinite(arr)):
+    from ._rs_fast import bounds
+
+    lo, hi = bounds(arr)                  # one read-only pass; NaN propagates into the min and the max
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         bad = int(np.sum(~np.isfinite(arr)))
         raise InputError("rewards", f"has {bad} non-finite entries (NaN or inf)",
                          "finite rewards (drop or score unscorable completions first)")
-    return arr, template
+    return (arr, template, (lo, hi)) if lims else (arr, template)
 
 
 def _back(a: np.ndarray, template):
@@ -274,19 +280,19 @@ def rs_advantage(rewards, group_ids=None, *, beta: float = 2.0):
     1.0
     """
     beta = _check_beta(beta)
-    R, template = _as_rewards(rewards)
+    R, template, (lo, hi) = _as_rewards(rewards, lims=True)
     # fast paths (blocked in-cache sweep for 2-D, sort-free bincount for integer labels); they decline
     # (None) anything unusual, which then takes the reference path below
     from . import _rs_fast
 
     with np.errstate(over="ignore"):     # |beta| * 2 max|r| bounds every group's beta * spread: if it is not
-        safe = R.size == 0 or bool(np.isfinite(abs(beta) * 2.0 * np.abs(R).max()))   # finite, take the checked path
+        safe = bool(np.isfinite(abs(beta) * 2.0 * max(abs(lo), abs(hi))))   # finite, take the checked path
     if not safe:
         fast = None
     elif R.ndim == 2 and group_ids is None:
-        fast = _rs_fast.rows(R, beta)
+        fast = _rs_fast.rows(R, beta, (lo, hi))
     else:
-        fast = _rs_fast.flat(R, group_ids, beta) if R.ndim == 1 else None
+        fast = _rs_fast.flat(R, group_ids, beta, (lo, hi)) if R.ndim == 1 else None
     if fast is not None:
         return _back(fast, template)
     g = _group(R, group_ids)

@@ -295,3 +295,22 @@ def test_auto_detects_resnet_layers_and_transformer_modulelists():
     assert s2.module_names_ == ("layers.0", "layers.1", "layers.2")
     out = PEAAdapter(e, s2, views=("orig",)).predict(torch.randn(5, 4))
     assert out.shape == (5, 2)
+
+
+@pytest.mark.parametrize("kind", ["resnet", "vit-cls", "vit-all"])
+def test_batched_first_pass_gives_the_same_numbers(kind):
+    """batch_views=True (one forward of all views in Pass 1, sums split per view) equals one forward per view."""
+    if kind == "resnet":
+        m, size = _resnet(), 12
+        s = SourceStats.fit(m, _imgs(64), group_size=4)
+        kw = {}
+    else:
+        m, size = _vit(), 8
+        s = SourceStats.fit(m, _imgs(40, 8))
+        kw = {"pass1_tokens": kind.split("-")[1]}
+    a, b = PEAAdapter(m, s, **kw), PEAAdapter(m, s, batch_views=False, **kw)
+    for i in range(3):
+        x = _imgs(16, size, seed=10 + i, shift=0.3, scale=0.5)
+        np.testing.assert_allclose(a.predict(x).numpy(), b.predict(x).numpy(), rtol=0, atol=1e-6)
+        np.testing.assert_allclose(a.history_[-1]["weights"], b.history_[-1]["weights"], rtol=0, atol=1e-6)
+    assert a.n_forward_ == b.n_forward_ == 3 * 6          # batch-sized forwards, batched or not

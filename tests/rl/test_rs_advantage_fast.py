@@ -121,3 +121,37 @@ def test_fast_paths_equal_reference_everywhere(n_groups, G, beta, seed):
 def test_module_does_not_import_torch():
     # the fast paths use torch only when the caller already imported it
     assert "sys" in dir(_rs_fast) and _rs_fast._torch() is sys.modules.get("torch")
+
+
+@pytest.mark.parametrize("beta", [1e-3, -1e-3, 0.5, -40.0, 300.0])
+def test_ties_and_extreme_beta_match_reference(backend, beta):
+    # binary and 3-level rewards (many ties, all-equal groups), with beta at the fast paths' small-beta edge
+    # and large enough that beta * spread exceeds 30 (the per-row shift) or not (one global shift)
+    rng = np.random.default_rng(4)
+    for R in (rng.integers(0, 2, (4000, 8)).astype(float), rng.integers(0, 3, (4000, 16)) * 0.5,
+              rng.random((4000, 16)) * 0.05):
+        np.testing.assert_allclose(rs_advantage(R, beta=beta), reference(R, beta=beta), rtol=0, atol=1e-12)
+        ids = rng.permutation(np.repeat(np.arange(R.shape[0]), R.shape[1]))
+        r = R.ravel()
+        np.testing.assert_allclose(rs_advantage(r, ids, beta=beta), reference(r, ids, beta), rtol=0, atol=1e-12)
+
+
+def test_global_and_per_row_shift_agree(backend):
+    # the 2-D path shifts by max(beta R) when beta * spread <= 30, else by each row's maximum
+    rng = np.random.default_rng(5)
+    R = rng.random((300, 12))
+    lims = (float(R.min()), float(R.max()))
+    a = _rs_fast.rows(R, 2.0, lims)                          # spread 1: one shift
+    b = _rs_fast.rows(R, 2.0, (lims[0] - 100.0, lims[1]))     # claimed spread 101: per-row shift
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(a, reference(R), rtol=0, atol=1e-12)
+
+
+def test_non_finite_rewards_still_refused():
+    from iclr26sci.core import InputError
+
+    for bad in (np.nan, np.inf, -np.inf):
+        R = np.zeros((4, 3))
+        R[2, 1] = bad
+        with pytest.raises(InputError, match="non-finite"):
+            rs_advantage(R)
