@@ -27,6 +27,7 @@ from iclr26sci.games import (
     regularization,
     solve_equilibrium,
 )
+from validation._figstyle import readable
 from validation.registry import CheckResult, Criterion, check
 
 PAPER = "arXiv:2503.09538"
@@ -546,8 +547,8 @@ def _gap_panel(ax, rows, title):
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("number of players N (log scale)")
     ax.set_ylabel("Nash gap (utility; payoffs in [0, 1])")
-    ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
-    ax.set_title(title, fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
+    ax.set_title(title)
 
 
 def _plot(rows, title, extra=None):
@@ -568,8 +569,8 @@ def _plot(rows, title, extra=None):
     ax[-1].xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax[-1].set_xlabel("number of players N (log scale)")
     ax[-1].set_ylabel("epsilon at delta = 1e-5 (1 channel)")
-    ax[-1].set_title("privacy of the schedule sigma = 0.5 N^(1/4)", fontsize=8)
-    fig.tight_layout()
+    ax[-1].set_title("privacy of the schedule sigma = 0.5 N^(1/4)")
+    readable(fig)
     return fig
 
 

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ._figstyle import readable
 from .registry import CheckResult, Criterion, check
 
 PAPER = ("Lipman et al. (2023) Flow Matching, ICLR; Ho & Salimans (2022) Classifier-free diffusion guidance; "
@@ -128,7 +129,7 @@ def _figure(samples, labels, shape, title):
             if j < len(rows):
                 ax.imshow(rows[j].reshape(shape), cmap="gray", vmin=0, vmax=1)
     fig.suptitle(title, fontsize=8)
-    fig.tight_layout()
+    readable(fig)
     return fig
 
 

@@ -20,6 +20,7 @@ from iclr26sci.prob import (
     zcdp_epsilon,
 )
 
+from ._figstyle import readable
 from .registry import CheckResult, Criterion, check
 
 GDP_PAPER = "Dong, Roth & Su (2022) JRSS-B, arXiv:1905.02383; Balle & Wang (2018) arXiv:1805.06530"
@@ -147,7 +148,7 @@ def gdp_profile_matches_privacy_loss_mc(profile, rng):
     ax.set(xlabel="case (number of composed mechanisms k, epsilon)",
            ylabel="(delta_MC - delta_exact) / delta_exact")
     ax.legend(fontsize=7, loc="best", framealpha=0.6)
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(statistic=max(zs), threshold=thr, comparison="<=", table=rows, figure=fig,
                        details=f"{n} Monte-Carlo draws per case; threshold is the two-sided Bonferroni z for a "
                                f"family-wise false-alarm rate of 0.001 over {len(cases)} cases. Catches: a sign "
@@ -201,7 +202,7 @@ def gdp_tighter_than_zcdp_and_inverts(profile, rng):
     ax.set(xscale="log", yscale="log", xlabel="number of composed Gaussian releases k",
            ylabel="epsilon at delta = 1e-5 (nats)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    readable(fig)
     crit = [Criterion("max (eps_GDP - eps_zCDP)", -worst_gap, 0.0, "<="),
             Criterion("max |delta(eps(delta)) - delta| / delta", worst_inv, 1e-6, "<="),
             Criterion("max |closed form - quadrature| / delta", worst_quad, 1e-6, "<=")]
@@ -249,7 +250,7 @@ def binomial_band_calibration(profile, rng):
     ax.set_xticks(idx, [f"{r['nominal']:g}\n{r['n']}" for r in rows], fontsize=6)
     ax.set(xlabel="nominal coverage / replicates n", ylabel="false-alarm probability", ylim=(0, 0.02))
     ax.legend(fontsize=7, loc="upper right", framealpha=0.8)
-    fig.tight_layout()
+    readable(fig)
     crit = [Criterion("max (simulated false-alarm rate - allowed)", worst, 0.0, "<="),
             Criterion("max (fa/2 - mass outside a one-count-narrower band)", slack, 0.0, "<=")]
     return CheckResult(criteria=crit, table=rows, figure=fig,
