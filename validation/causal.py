@@ -247,7 +247,7 @@ def a3_orthogonality(profile, rng) -> CheckResult:
     ax.set_xlabel("nuisance perturbation size delta (unitless)")
     ax.set_ylabel("|population error of V^+ estimate| (loss units)")
     ax.set_title("A3: orthogonality, V1, Gamma=5", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details="Population (quadrature) error of the estimated V^+ for pi(1|x)=0.7 on V1, Gamma=5, "
@@ -731,7 +731,7 @@ def a10_uniform_validity(profile, rng) -> CheckResult:
     ax.axhline(1 - delta, color="k", ls=":", label=f"1 - delta = {1 - delta}")
     ax.set_xlabel("max over the 21 policies of (V - V-hat^+)/SE (standard errors)")
     ax.set_ylabel("empirical CDF over reps (fraction)")
-    ax.legend(fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"V1 extremal law (V = V^+), Gamma={gamma}, 21 threshold policies, n={n}, {reps} reps. "

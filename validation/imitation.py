@@ -110,7 +110,7 @@ def b2_discretisation_error(profile, rng, averaged=None) -> CheckResult:
     ax.set_xticks(thetas); ax.set_xticklabels([f"{t:g}" for t in thetas])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("discretisation step theta (reward units)"); ax.set_ylabel("W1 to expert (return units)")
-    ax.legend(fontsize=8); readable(fig)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False); readable(fig)
     return CheckResult(criteria=crit, table=table, figure=fig,
                        details=f"(2,2,5), rho=0.03, {n} non-Markov experts, exact laws. Three criteria: the lemma's "
                                "bound H theta; the exact coupling bound per instance and theta (tight: it is the "
