@@ -19,6 +19,7 @@ from unittest import mock
 
 import numpy as np
 
+from ._figstyle import readable, subplots
 from .registry import CheckResult, Criterion, check
 
 PAPER = "Xiao, Kwon, Zhou and Ma (2026) Architecture-Agnostic TTA via Backprop-Free Embedding Alignment, ICLR (7kLNGaAHaw)"
@@ -478,6 +479,25 @@ def p7_no_shift_safety(profile, rng, variant=None):
                                "images), a wrong CORAL map.")
 
 
+def _severity_figure(rows, n):
+    """Accuracy of the unadapted model and of PEA by severity, one panel per corruption (95% binomial CIs)."""
+    corrs = list(dict.fromkeys(r["corruption"] for r in rows))
+    fig, axes = subplots(1, len(corrs), figsize=(12, 4.0), sharey=True)
+    for a, corr in zip(np.atleast_1d(axes), corrs):
+        rr = [r for r in rows if r["corruption"] == corr and r["severity"] != "trend"]
+        sev = np.array([r["severity"] for r in rr], float)
+        for key, lab, fmt, dx in (("acc NoAdapt", "no adaptation", "s--", -0.06), ("acc PEA", "PEA", "o-", 0.06)):
+            acc = np.array([r[key] for r in rr])
+            a.errorbar(sev + dx, acc, yerr=1.96 * np.sqrt(acc * (1 - acc) / n), fmt=fmt, capsize=3, label=lab)
+        trend = next(r for r in rows if r["corruption"] == corr and r["severity"] == "trend")
+        a.set_title(f"{corr} (gain trend z = {trend['z']:.1f})")
+        a.set_xticks(range(1, 6))
+        a.set_xlabel("corruption severity")
+    np.atleast_1d(axes)[0].set_ylabel(f"test accuracy ({n} images, 95% CI)")
+    np.atleast_1d(axes)[0].legend(loc="lower left")
+    return readable(fig)
+
+
 @check(method="adaptation", paper=PAPER, budget=30,
        guarantee="P8: PEA's gain over the unadapted model grows with corruption severity -- for gaussian_noise, "
                  "defocus_blur and contrast the least-squares trend of gain on severity (1..5) is significantly "
@@ -517,7 +537,7 @@ def p8_gain_grows_with_severity(profile, rng, variant=None):
         rows.append({"corruption": corr, "severity": "trend", "slope per level": slope, "SE": se, "z": z,
                      "Spearman": float(np.nan_to_num(rho, nan=0.0))})
         crit.append(Criterion(f"trend z {corr}", float(z), 2.326, ">="))
-    return CheckResult(criteria=crit, table=rows,
+    return CheckResult(criteria=crit, table=rows, figure=_severity_figure(rows, n),
                        details=f"{n} Fashion-MNIST test images per domain (CIFAR-10-C constants), 64-image batches, a "
                                "fresh adapter per domain, model: " + name + ". The statistic is the OLS slope of the "
                                "per-severity accuracy gain, with its standard error from the per-image paired "

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import integrate
 from scipy.stats import norm
 
+from validation._figstyle import readable
 from validation.registry import CheckResult, Criterion, check
 
 PAPER = "arXiv:2502.13022"
@@ -246,8 +247,8 @@ def a3_orthogonality(profile, rng) -> CheckResult:
     ax.set_xlabel("nuisance perturbation size delta (unitless)")
     ax.set_ylabel("|population error of V^+ estimate| (loss units)")
     ax.set_title("A3: orthogonality, V1, Gamma=5", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details="Population (quadrature) error of the estimated V^+ for pi(1|x)=0.7 on V1, Gamma=5, "
                                "when e, q and the masked means (refit at q-hat) are perturbed by delta*h; the "
@@ -358,7 +359,7 @@ def a4_coverage_rootn(profile, rng) -> CheckResult:
     ax2.set_xlabel("sample size n")
     ax2.set_ylabel("coverage of the 95% CI (fraction)")
     ax2.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"V1 (benign law), Gamma={gamma}, pi(1|x)=0.7, 2-fold cross-fitting with the default "
                                f"basis nuisances, {reps} reps per n. With 2 folds at n <= 4000 the estimated "
@@ -440,7 +441,7 @@ def a6_monotone_in_gamma(profile, rng) -> CheckResult:
     ax.set_ylabel("bound on the policy value (loss units)")
     ax.set_title("A6: bounds for pi = 1{x<0}, V1", fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    readable(fig)
     table = [{"gamma": float(g), "V_plus": float(u), "V_minus": float(l)} for g, u, l in
              zip(gammas[::4], up[::4], lo[::4])] + est.to_dict(orient="records")
     return CheckResult(criteria=crit, table=table, figure=fig,
@@ -577,7 +578,7 @@ def a8_policy_learning(profile, rng) -> CheckResult:
     ax.set_ylabel("robust regret V+(pi-hat) - min_Pi V+ (loss units)")
     ax.set_title("A8: softmax-linear policy on V1, Gamma=2", fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"V1 extremal law, Gamma={gamma}, softmax-linear policy on x (default optimiser), "
                                f"2-fold cross-fitting, {reps} reps per n. Regret from the closed form against the "
@@ -670,7 +671,7 @@ def a9_certified_improvement(profile, rng) -> CheckResult:
     ax.set_xlabel("design (true worst-case improvement R+ vs uniform)")
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"V1, Gamma={gamma}, n={n}, threshold policies vs uniform, tight certificate "
                                f"(one-sided {1 - alpha:.0%}, 2-fold cross-fitting). For each policy, the MSM(Gamma) "
@@ -730,8 +731,8 @@ def a10_uniform_validity(profile, rng) -> CheckResult:
     ax.axhline(1 - delta, color="k", ls=":", label=f"1 - delta = {1 - delta}")
     ax.set_xlabel("max over the 21 policies of (V - V-hat^+)/SE (standard errors)")
     ax.set_ylabel("empirical CDF over reps (fraction)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"V1 extremal law (V = V^+), Gamma={gamma}, 21 threshold policies, n={n}, {reps} reps. "
                                "Catches a bound at a too-small Gamma (at Gamma = 1 the DR estimate is below the true "
@@ -778,7 +779,7 @@ def r1_nhefs_bounds_vs_gamma(profile, rng) -> CheckResult:
     ax.set_xscale("log")
     _plain_log_ticks(ax, "x", gammas)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"causaldata nhefs (n={data.n}), outcome wt82_71 as a loss, treatment qsmk, 9 "
                                f"covariates, 5-fold cross-fitting. Breakdown Gamma = {bd.gamma:.3g}. Catches a "

@@ -15,6 +15,7 @@ from unittest import mock
 
 import numpy as np
 
+from ._figstyle import readable, subplots
 from .claims import claim as _claim
 from .registry import CheckResult, Criterion, check
 
@@ -177,6 +178,26 @@ def _targets_table(routers, tr, te, extra=()):
     return rows, res, orc
 
 
+def _purification_figure(res, naive, orc, n):
+    """Target correctness per purifier (routed target; error bar: 95% CI of the paired gain over the naive K
+    targets), with the naive and oracle levels."""
+    names = list(res)
+    fig, ax = subplots(figsize=(9, 4.2))
+    acc = np.array([res[k][0] for k in names])
+    se = np.array([res[k][2] for k in names])
+    ax.bar(range(len(names)), acc, color="C0", alpha=0.6)
+    ax.errorbar(range(len(names)), acc, yerr=1.96 * se, fmt="none", ecolor="k", capsize=6)
+    ax.axhline(naive, color="C3", ls="--", label=f"naive: all K teachers ({naive:.3f})")
+    ax.axhline(orc, color="grey", ls=":", label=f"oracle purifier ({orc:.3f})")
+    ax.set_xticks(range(len(names)), [k.replace("_", " ") for k in names])
+    ax.set_ylabel("target correctness (95% CI of gain)")
+    ax.set_title(f"knowledge purification on synthetic teachers, {n} test questions")
+    lo = min(naive, float((acc - 2 * se).min()))
+    ax.set_ylim(max(0.0, lo - 0.1), orc + 0.08)
+    ax.legend(loc="upper left", ncol=2)
+    return readable(fig)
+
+
 @check(method="distill", paper=PAPER, budget=8,
        guarantee="2 (purification helps, targets): every router's purified targets are more often correct than "
                  "the naive K targets (paired gain >= 0.02 and > 2 SE for kNN; >= 0 for PL, PLM-classifier, RL), "
@@ -196,7 +217,7 @@ def c2_purification_helps(profile, rng, variant=None):
             Criterion("kNN gain", knn_mu, 0.02, ">=")]
     crit += [Criterion(f"{k} gain", v[1], 0.0, ">=") for k, v in res.items() if k != "similarity_knn"]
     crit.append(Criterion("oracle - best router", orc - max(v[0] for v in res.values()), 0.0, ">="))
-    return CheckResult(criteria=crit, table=rows,
+    return CheckResult(criteria=crit, table=rows, figure=_purification_figure(res, te.target_correctness(), orc, te.n),
                        details="Gain = mean over test questions of c(routed target) - mean_k c_{i,k} (paired); SE of "
                                "that mean. The spec's student-accuracy version is the slow check c2b.")
 

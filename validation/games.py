@@ -27,6 +27,7 @@ from iclr26sci.games import (
     regularization,
     solve_equilibrium,
 )
+from validation._figstyle import readable
 from validation.registry import CheckResult, Criterion, check
 
 PAPER = "arXiv:2503.09538"
@@ -544,10 +545,13 @@ def _gap_panel(ax, rows, title):
     ax.set_yscale("log")
     ax.set_xticks(ns, [str(n) for n in ns])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    # labelled ticks at 1, 2, 5 x 10^k (matplotlib's minor log labels collide at 11 pt)
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("number of players N (log scale)")
-    ax.set_ylabel("Nash gap (utility; payoffs in [0, 1])")
-    ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
-    ax.set_title(title, fontsize=8)
+    ax.set_ylabel("Nash gap (payoffs in [0, 1])")
+    ax.set_title(title)
 
 
 def _plot(rows, title, extra=None):
@@ -558,7 +562,7 @@ def _plot(rows, title, extra=None):
     import matplotlib.ticker
 
     panels = [(rows, title)] + ([extra] if extra else [])
-    fig, ax = plt.subplots(1, len(panels) + 1, figsize=(4.2 * (len(panels) + 1), 3.6))
+    fig, ax = plt.subplots(1, len(panels) + 1, figsize=(min(4.3 * (len(panels) + 1), 13.0), 4.4))
     for a, (rr, tt) in zip(ax, panels):
         _gap_panel(a, rr, tt)
     ns = np.array([r["N"] for r in rows])
@@ -567,9 +571,11 @@ def _plot(rows, title, extra=None):
     ax[-1].set_xticks(ns, [str(n) for n in ns])
     ax[-1].xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax[-1].set_xlabel("number of players N (log scale)")
-    ax[-1].set_ylabel("epsilon at delta = 1e-5 (1 channel)")
-    ax[-1].set_title("privacy of the schedule sigma = 0.5 N^(1/4)", fontsize=8)
-    fig.tight_layout()
+    ax[-1].set_ylabel("epsilon at delta = 1e-5")
+    ax[-1].set_title("privacy, sigma = 0.5 N^(1/4)")
+    fig.legend(*ax[0].get_legend_handles_labels(), loc="lower center", ncol=2, frameon=False)
+    readable(fig, layout=False)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
 
 

@@ -17,6 +17,7 @@ from iclr26sci.scene3d._gf_model import SceneTensors
 from iclr26sci.scene3d._gf_ops import Grid, mean_vfe, splat_gaussians
 from iclr26sci.scene3d.gaussian_fusion import forward_project
 
+from ._figstyle import readable, subplots
 from .registry import CheckResult, Criterion, check
 
 PAPER = "GaussianFusion, Liu et al., ICLR 2026 (arXiv:2607.00746); spec gaussian-fusion.md section 3.3"
@@ -443,6 +444,65 @@ def _scene_iou(model, scene, *, zero_camera=False, drop_class=None):
     return np.where(union > 0, inter / np.maximum(union, 1), np.nan)
 
 
+def _top_view(occ):
+    """Bird's-eye slice of a semantic occupancy (nx, ny, nz): the class of the highest occupied voxel per column."""
+    occupied = occ > 0
+    top = occ.shape[2] - 1 - np.argmax(occupied[:, :, ::-1], axis=2)
+    out = np.take_along_axis(occ, top[..., None], 2)[..., 0]
+    return np.where(occupied.any(2), out, 0)
+
+
+def _fusion_figure(models, scene, names, miou, zero):
+    """Occupancy of one test scene seen from above (label and the three models) and the per-scene mIoU of each
+    model (mean, 95% CI)."""
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    from iclr26sci.scene3d._gf_model import SceneTensors
+
+    st = SceneTensors(scene, "cpu")
+    if zero:
+        st.images = torch.zeros_like(st.images)
+    grid = models["C+L"].grid_
+    maps = [("ground truth", scene.occupancy(grid))]
+    for v, lab in (("C", "camera only"), ("L", "LiDAR only"), ("C+L", "camera + LiDAR")):
+        s_v = SceneTensors(scene, "cpu")
+        if zero and v == "C+L":
+            s_v.images = torch.zeros_like(s_v.images)
+        with torch.no_grad():
+            maps.append((lab, models[v].net_(s_v)["occ"].argmax(0).numpy()))
+    K = len(names)
+    cmap = ListedColormap(["#ffffff", "#1f77b4", "#d62728", "#2ca02c", "#bbbbbb", "#9467bd", "#8c564b"][:K + 1])
+    norm = BoundaryNorm(np.arange(-0.5, K + 1.5), K + 1)
+    fig = subplots(figsize=(13, 3.7))[0]
+    fig.clear()
+    gs = fig.add_gridspec(1, 7, width_ratios=[1, 1, 1, 1, 0.07, 0.75, 1.4], wspace=0.25)
+    ext = (grid.lo[0], grid.hi[0], grid.lo[1], grid.hi[1])
+    im = None
+    for j, (lab, occ) in enumerate(maps):
+        a = fig.add_subplot(gs[0, j])
+        im = a.imshow(_top_view(occ).T, origin="lower", cmap=cmap, norm=norm, extent=ext, interpolation="nearest")
+        a.set_title(lab)
+        a.set_xlabel("x (m)")
+        if j == 0:
+            a.set_ylabel("y (m)")
+        else:
+            a.set_yticklabels([])
+    cb = fig.colorbar(im, cax=fig.add_subplot(gs[0, 4]), ticks=range(K + 1))
+    cb.ax.set_yticklabels(["free"] + list(names))
+    b = fig.add_subplot(gs[0, 6])
+    for j, (v, lab) in enumerate((("C", "camera"), ("L", "LiDAR"), ("C+L", "fused"))):
+        m = miou[v]
+        b.bar(j, np.mean(m), color=("C0", "C1", "C3")[j], alpha=0.75)
+        b.errorbar(j, np.mean(m), yerr=1.96 * np.std(m, ddof=1) / np.sqrt(len(m)), fmt="none", ecolor="k", capsize=5)
+    b.set_xticks(range(3), ["camera", "LiDAR", "fused"])
+    b.set_ylabel("per-scene mIoU (95% CI)")
+    b.set_title(f"{len(miou['C'])} test scenes")
+    fig.suptitle("occupancy seen from above (class of the highest occupied voxel), first test scene")
+    readable(fig, layout=False)
+    fig.subplots_adjust(left=0.05, right=0.98, bottom=0.16, top=0.82)
+    return fig
+
+
 def _claim_fusion(profile, rng, camera="on", n_test=None):
     """Inner function of the claim; ``camera="zeroed"`` is the broken variant (the fused model's images zeroed)."""
     from validation.claims import ClaimResult, paired_effect
@@ -474,7 +534,7 @@ def _claim_fusion(profile, rng, camera="on", n_test=None):
                  **({"pole IoU, pole returns deleted": round(float(np.nanmean(blind[v])), 4)} if v in blind else {}))
             for v in ("C", "L", "C+L")]
     rows.append(dict(model="paper (nuScenes occupancy val)", mIoU="C 20.65 / C+L 28.65"))
-    return ClaimResult(effect=eff, control=ctrl, table=rows,
+    return ClaimResult(effect=eff, control=ctrl, table=rows, figure=_fusion_figure(models, test[0], names, miou, zero),
                        details=f"{n_test} ray-cast test scenes (master-seed draw) with 4 surround cameras 176x64 and an "
                                "8-beam LiDAR at 4 degree azimuth steps; three GaussianFusion models of equal "
                                "resolution (R = 32) and width trained once on 70 scenes x 5 epochs (cached). "

@@ -15,6 +15,7 @@ from iclr26sci.geom import (Camera, project_gaussians, rasterize_gaussians, rast
                             rot6d_to_rotmat, rotmat_to_quat, rotmat_to_rot6d, se3_exp, se3_log, quat_to_rotmat,
                             so3_exp, so3_log)
 
+from ._figstyle import readable, subplots
 from .registry import CheckResult, Criterion, check
 
 PAPER = "Kerbl et al. 2023 (3DGS, SIGGRAPH); Zwicker et al. 2002 (EWA splatting); gsplat (Ye et al. 2025)"
@@ -67,6 +68,43 @@ def _fd_jacobian(cam, mean, h):
     return J
 
 
+def _single_gaussian_figure(ours, ref, uv, r, samples, Ce, C_hat):
+    """The last case: rendered alpha, the analytic alpha and their difference (cropped around the Gaussian), and
+    Monte-Carlo perspective samples of the shrunken copy with the EWA and sample 2-sigma ellipses."""
+    fig, axes = subplots(1, 4, figsize=(13, 3.4), gridspec_kw={"width_ratios": [1, 1, 1, 1.1]})
+    c, rr = np.round(uv).astype(int), int(r) + 2
+    sl = (slice(max(c[1] - rr, 0), c[1] + rr), slice(max(c[0] - rr, 0), c[0] + rr))
+    ext = (sl[1].start, sl[1].stop, sl[0].stop, sl[0].start)
+    for a, img, lab in ((axes[0], ours[sl], "rasterizer alpha"), (axes[1], ref[sl], "analytic alpha")):
+        im = a.imshow(img, cmap="magma", vmin=0, vmax=1, extent=ext)
+        a.set_title(lab)
+        a.set_xlabel("u (px)")
+    for a in axes[:3]:
+        a.set_ylabel("v (px)")
+    fig.colorbar(im, ax=axes[1], fraction=0.046, label="alpha")
+    diff = ours[sl] - ref[sl]
+    lim = max(float(np.abs(diff).max()), 1e-300)
+    im2 = axes[2].imshow(diff, cmap="RdBu_r", vmin=-lim, vmax=lim, extent=ext)
+    axes[2].set_title("difference")
+    axes[2].set_xlabel("u (px)")
+    fig.colorbar(im2, ax=axes[2], fraction=0.046, format="%.0e")
+    b = axes[3]
+    m = samples.mean(0)
+    b.plot(samples[:, 0] - m[0], samples[:, 1] - m[1], ".", ms=1.5, color="grey", alpha=0.4,
+           label="MC perspective samples")
+    t = np.linspace(0, 2 * np.pi, 200)
+    for C, lab, ls in ((Ce, "EWA covariance (2 sigma)", "-"), (C_hat, "sample covariance (2 sigma)", "--")):
+        L = np.linalg.cholesky(C)
+        e = 2 * (L @ np.stack([np.cos(t), np.sin(t)]))
+        b.plot(e[0], e[1], ls, lw=2, label=lab)
+    b.set_aspect("equal", "datalim")
+    b.set_xlabel("du (px)")
+    b.set_ylabel("dv (px)")
+    b.set_title("2-D covariance, small copy")
+    b.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, markerscale=6)
+    return readable(fig)
+
+
 @check(method="geom", paper=PAPER, budget=4,
        guarantee="The rendered alpha of one 3-D Gaussian equals the analytic projected Gaussian "
                  "o*exp(-1/2 d^T (J W Sigma W^T J^T + eps I)^-1 d) with J the projection's derivative, and the "
@@ -116,6 +154,7 @@ def single_gaussian_analytic(profile, rng, rasterizer=None, projector=None):
         S2_ewa = Ce
         zs = float(max(abs(C_hat[i, j] - S2_ewa[i, j]) / se[i, j] for i, j in ((0, 0), (0, 1), (1, 1))))
         max_err, max_z = max(max_err, err), max(max_z, zs)
+        last = (out.alpha.detach().numpy(), alpha, uv, r, uv_s.numpy()[:3000], Ce, C_hat)
         rows.append({"case": case, "max |alpha - analytic|": err, "cov z-score (max of 3)": zs,
                      "sigma_px": float(np.sqrt(np.linalg.eigvalsh(S2 - eps2d * np.eye(2))).max())})
     # thresholds: FD truncation O(h^2) ~ 1e-8 relative with h = 1e-4 z, times the largest Mahalanobis
@@ -124,7 +163,7 @@ def single_gaussian_analytic(profile, rng, rasterizer=None, projector=None):
     z_thr = float(__import__("scipy.stats", fromlist=["norm"]).norm.isf(1e-4 / (2 * 3 * n_cases)))
     crit = [Criterion("max |alpha - analytic alpha| (FD Jacobian)", max_err, 1e-7, "<="),
             Criterion("max z-score of the EWA covariance vs MC perspective image", max_z, z_thr, "<=")]
-    return CheckResult(criteria=crit, table=rows,
+    return CheckResult(criteria=crit, table=rows, figure=_single_gaussian_figure(*last),
                        details=f"{n_cases} random single Gaussians (2-4 px, off-axis, rotated, anisotropic) in "
                                f"float64; analytic image built with scipy rotations and a central-difference "
                                f"Jacobian; {n_mc} Monte-Carlo samples per case projected with the exact "

@@ -12,6 +12,7 @@ from scipy.spatial.transform import Rotation
 
 from iclr26sci.geom import BodyModel, Camera, RaycastScene, SMPL_PARENTS, box_mesh, uv_sphere
 
+from ._figstyle import readable, subplots
 from .registry import CheckResult, Criterion, check
 
 RAYCAST_PAPER = "Moller & Trumbore (1997), J. Graphics Tools 2(1); Open3D RaycastingScene (Zhou et al., arXiv:1801.09847)"
@@ -48,6 +49,30 @@ def _sphere_t(o, d, c, r):
     disc = b * b - a * ((oc * oc).sum(-1) - r * r)
     s = np.sqrt(np.where(disc >= 0, disc, np.nan))
     return (-b - s) / a, (-b + s) / a
+
+
+def _sphere_figure(depth, hit, t_out, t_inner, h, n_lat):
+    """Last camera: ray-cast z-depth of the tessellated sphere, the unit sphere's closed-form depth, and where each
+    hit lies in the tessellation shell (0 = on the sphere, 1 = on the inner sphere or the exit point)."""
+    fig, axes = subplots(1, 3, figsize=(12.5, 3.8), gridspec_kw={"width_ratios": [1, 1, 1.2]})
+    lo = float(np.nanmin(np.where(np.isfinite(t_out), t_out, np.nan)))
+    hi_ = float(np.nanmax(np.where(hit, depth, np.nan)))
+    for a, img, lab in ((axes[0], np.where(hit, depth, np.nan), f"ray-cast z-depth (UV sphere {n_lat}x{2 * n_lat})"),
+                        (axes[1], np.where(np.isfinite(t_out), t_out, np.nan), "closed-form unit sphere")):
+        im = a.imshow(img, cmap="viridis", vmin=lo, vmax=hi_)
+        a.set_title(lab, fontsize=11)
+        a.set_xlabel("pixel column")
+        a.set_ylabel("pixel row")
+    fig.colorbar(im, ax=axes[1], fraction=0.046, label="z-depth")
+    pos = (depth[h] - t_out[h]) / np.maximum(t_inner[h] - t_out[h], 1e-12)
+    axes[2].hist(pos, bins=np.linspace(-0.1, 1.1, 49), color="C0", alpha=0.7)
+    for x in (0.0, 1.0):
+        axes[2].axvline(x, color="C3", ls="--")
+    axes[2].set_xlabel("position in the shell (0: sphere, 1: inner bound)")
+    axes[2].set_ylabel("hit pixels")
+    inside = float(np.mean((pos >= -1e-5) & (pos <= 1 + 1e-5)))
+    axes[2].set_title(f"{h.sum()} hits, {100 * inside:.1f}% inside the bounds")
+    return readable(fig)
 
 
 @check(method="geom_world", paper=RAYCAST_PAPER, budget=6,
@@ -87,6 +112,7 @@ def raycast_sphere_closed_form(profile, rng):
         # ray distance and z-depth differ by the ray's length |d| (z-component 1)
         zd = np.abs(r.distance[h] - r.depth[h] * np.linalg.norm(d[h], axis=1)) / r.distance[h]
         worst_zdist = max(worst_zdist, float(np.max(zd, initial=0.0)))
+        last = (r.depth, r.hit, t_out, hi, h)
         rows.append({"camera": k, "hit pixels": int(r.hit.sum()), "max depth excess (rel)": float(np.max(excess)),
                      "max normal angle (rad)": float(np.max(ang))})
     crit = [Criterion("rays violating hit(inner) => hit => hit(sphere)", bad_mask, 0, "<="),
@@ -94,7 +120,7 @@ def raycast_sphere_closed_form(profile, rng):
             Criterion("max angle(face normal, radial) - largest angular circumradius (rad)", worst_angle - rho,
                       1e-5, "<="),
             Criterion("max |distance - z-depth * |d|| / distance", worst_zdist, F32_REL, "<=")]
-    return CheckResult(criteria=crit, table=rows,
+    return CheckResult(criteria=crit, table=rows, figure=_sphere_figure(*last, n_lat),
                        details=f"backend {scene.backend}; UV sphere {n_lat}x{2 * n_lat}, r_in = {r_in:.5f}, largest "
                                f"angular circumradius {rho:.4f} rad. The inscribed convex polyhedron contains the ball "
                                "of radius r_in and lies inside the unit ball, so its first hit is bracketed by the two "

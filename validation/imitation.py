@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from validation._figstyle import readable
 from validation.registry import CheckResult, Criterion, check
 
 PAPER = "arXiv:2509.12026"
@@ -109,7 +110,7 @@ def b2_discretisation_error(profile, rng, averaged=None) -> CheckResult:
     ax.set_xticks(thetas); ax.set_xticklabels([f"{t:g}" for t in thetas])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("discretisation step theta (reward units)"); ax.set_ylabel("W1 to expert (return units)")
-    ax.legend(fontsize=8); fig.tight_layout()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False); readable(fig)
     return CheckResult(criteria=crit, table=table, figure=fig,
                        details=f"(2,2,5), rho=0.03, {n} non-Markov experts, exact laws. Three criteria: the lemma's "
                                "bound H theta; the exact coupling bound per instance and theta (tight: it is the "
@@ -217,7 +218,7 @@ def b4_rsbc_rate_bc_plateau(profile, rng, rs_learner=None) -> CheckResult:
     axes[1].set_xlabel("return (sum of rewards)"); axes[1].set_ylabel("CDF (probability)")
     axes[1].set_title(f"one instance, N={N}", fontsize=9)
     axes[1].legend(fontsize=8)
-    fig.tight_layout()
+    readable(fig)
     table = [{"N": N, "RS-BC mean W": m_rs[k], "RS-BC SE": se_rs[k], "BC mean W": m_bc[k], "BC SE": se_bc[k]}
              for k, N in enumerate(Ns)]
     return CheckResult(criteria=crit, table=table, figure=fig,
@@ -334,7 +335,7 @@ def b6_rskt_state_independence(profile, rng, learner=None) -> CheckResult:
         a.xaxis.set_minor_formatter(NullFormatter())
         a.set_xlabel("number of states S")
         a.legend(fontsize=8)
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"A=3, H=5, rho=theta=0.05, the paper's random MDPs and random Markov experts, "
                                f"N={N}, {n_mdp} MDPs per S (ratio of raw means = {ratio:.3f}). max/min across S of "

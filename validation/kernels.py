@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from validation._figstyle import readable
 from validation.registry import CheckResult, Criterion, check
 
 PAPER = "arXiv:2509.24919"
@@ -410,7 +411,7 @@ def t6_few_shot(profile, rng):
     ax[1].set_title("theory RF | kernel's top-3 preferred stimuli", fontsize=9)
     cb = fig.colorbar(im, ax=ax[1], fraction=0.03, pad=0.02, shrink=0.45)
     cb.set_label("weight / max|w|", fontsize=8)
-    fig.tight_layout()
+    readable(fig)
     return CheckResult(criteria=crit, table=rows, figure=fig,
                        details=f"{per} held-out EC neurons (sqrt spike counts), query n=200, TIK meta-trained with the "
                                f"master seed. Per neuron, the Pearson-r gap is averaged over n in {small}; one-sided "
@@ -976,7 +977,7 @@ def t7_theory_limits(profile, rng):
     blur = (U * np.sqrt(lam)) @ U.T
     blur_err = float(np.linalg.norm(Wbig - blur) / np.linalg.norm(blur))
     rows = [{"noise N^2 / mean var": float(nz), "surround/centre": r} for nz, r in zip(noises, ratios)]
-    fig = plt.figure(figsize=(11, 3.0))
+    fig = plt.figure(figsize=(12, 3.6))
     gs = fig.add_gridspec(1, 7, width_ratios=[1, 1, 1, 1, 0.08, 0.6, 1.8], wspace=0.3)
     im = None
     for j, nz in enumerate((1e-4, 1e-2, 1.0, 1e2)):
@@ -993,7 +994,8 @@ def t7_theory_limits(profile, rng):
     a.set_xlabel("noise N\u00b2 / mean pixel variance")
     a.set_ylabel("surround / centre mass")
     a.set_title("surround weakens with noise", fontsize=9)
-    fig.subplots_adjust(left=0.02, right=0.97, bottom=0.22, top=0.86)
+    readable(fig, layout=False)
+    fig.subplots_adjust(left=0.02, right=0.97, bottom=0.24, top=0.86)
     crit = [Criterion("||W_N - C^-1/2|| / ||C^-1/2|| at N^2 = 1e-8", err, 1e-3, "<"),
             Criterion("largest increase of surround/centre over N^2", max_rise, 1e-12, "<="),
             Criterion("||N^2 W_N - C^1/2|| / ||C^1/2|| at N^2 = 1e8", blur_err, 1e-3, "<")]

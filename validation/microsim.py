@@ -13,6 +13,7 @@ from unittest import mock
 
 import numpy as np
 
+from ._figstyle import readable, subplots
 from .registry import CheckResult, Criterion, check
 
 PAPER = "Wang et al. (2026) MicroVerse: A Preliminary Exploration Toward a Micro-World Simulation, ICLR (arXiv:2603.00585)"
@@ -538,6 +539,29 @@ def _quantised_effect(good, bad, min_effect, quantum, what):
                   what=what)
 
 
+def _score_figure(kinds, gd, bd, gc, bc, judge, min_effect, rng):
+    """MicroWorldBench total score T of faithful and flawed clips (bars: mean with 95% CI; dots: single clips)."""
+    kinds = np.asarray(kinds)
+    groups = [("faithful\n(claim pairs)", gd, "C0"), ("teleport", bd[kinds == "teleport"], "C3"),
+              ("frozen", bd[kinds == "frozen"], "C1"), ("faithful\n(control)", gc, "C0"),
+              ("ballistic\n(control)", bc, "grey")]
+    fig, ax = subplots(figsize=(9, 4.4))
+    jit = np.random.default_rng(int(rng.integers(2 ** 31)))
+    for j, (lab, v, col) in enumerate(groups):
+        v = np.asarray(v, float)
+        se = v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else 0.0
+        ax.bar(j, v.mean(), color=col, alpha=0.45, width=0.7)
+        ax.errorbar(j, v.mean(), yerr=1.96 * se, fmt="none", ecolor="k", capsize=6)
+        ax.plot(j + jit.uniform(-0.2, 0.2, len(v)), v, "o", color=col, ms=4, mec="k", mew=0.4)
+    ax.axvline(2.5, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(range(len(groups)), [g[0] for g in groups])
+    ax.set_ylabel("rubric total score T (0-100)")
+    ax.set_ylim(0, 105)
+    ax.set_title(f"MicroWorldBench brownian_motion task, judge = {judge} (mean, 95% CI; dots: clips); "
+                 f"min effect {min_effect:.1f}", fontsize=11)
+    return readable(fig)
+
+
 def _claim_microsim(profile, rng, judge="physics", n_pairs=16, steps=40, size=96):
     from .claims import ClaimResult
 
@@ -558,6 +582,7 @@ def _claim_microsim(profile, rng, judge="physics", n_pairs=16, steps=40, size=96
              {"pair set": "control: ballistic", "pairs": int(gc.size), "T faithful (mean)": float(gc.mean()),
               "T flawed (mean)": float(bc.mean()), "flawed scored below faithful": int((gc > bc).sum())}]
     return ClaimResult(effect=eff, control=ctrl, table=table,
+                       figure=_score_figure(kinds, gd, bd, gc, bc, judge, min_effect, g),
                        details=f"judge={judge}; brownian_motion task of the shipped synthetic rubric; {n_pairs} pairs "
                                f"(half 3 % teleporting jumps of 8-12 step SDs, half a frozen third of the clip), "
                                f"{n_ctrl} control pairs; {size}^2 px x {steps + 1} frames, 8-20 particles, D in "

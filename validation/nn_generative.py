@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ._figstyle import readable
 from .registry import CheckResult, Criterion, check
 
 PAPER = ("Lipman et al. (2023) Flow Matching, ICLR; Ho & Salimans (2022) Classifier-free diffusion guidance; "
@@ -116,19 +117,23 @@ def _judge_samples(name, samples, labels, predict, features, real_x, real_y, flo
 
 
 def _figure(samples, labels, shape, title):
+    """One mosaic: a row of k samples per class (class index on the y axis), one shared grey scale."""
     import matplotlib.pyplot as plt
 
-    k = 8
-    fig, axes = plt.subplots(10, k, figsize=(k * 0.6, 10 * 0.6))
+    k, (h, w) = 8, shape
+    mosaic = np.full((10 * (h + 1) - 1, k * (w + 1) - 1), np.nan)
     for c in range(10):
         rows = samples[labels == c][:k]
-        for j in range(k):
-            ax = axes[c, j]
-            ax.axis("off")
-            if j < len(rows):
-                ax.imshow(rows[j].reshape(shape), cmap="gray", vmin=0, vmax=1)
-    fig.suptitle(title, fontsize=8)
-    fig.tight_layout()
+        for j in range(min(k, len(rows))):
+            mosaic[c * (h + 1):c * (h + 1) + h, j * (w + 1):j * (w + 1) + w] = rows[j].reshape(shape)
+    fig, ax = plt.subplots(figsize=(6.2, 7.2))
+    im = ax.imshow(mosaic, cmap="gray", vmin=0, vmax=1)
+    ax.set_yticks([c * (h + 1) + (h - 1) / 2 for c in range(10)], [str(c) for c in range(10)])
+    ax.set_xticks([])
+    ax.set_ylabel("conditioning class")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, fraction=0.046, label="pixel intensity")
+    readable(fig)
     return fig
 
 

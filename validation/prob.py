@@ -20,6 +20,7 @@ from iclr26sci.prob import (
     zcdp_epsilon,
 )
 
+from ._figstyle import readable
 from .registry import CheckResult, Criterion, check
 
 GDP_PAPER = "Dong, Roth & Su (2022) JRSS-B, arXiv:1905.02383; Balle & Wang (2018) arXiv:1805.06530"
@@ -137,7 +138,7 @@ def gdp_profile_matches_privacy_loss_mc(profile, rng):
                      "delta MC": est, "MC se": se, "z": z})
     thr = float(stats.norm.ppf(1 - 0.001 / (2 * len(cases))))
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(5.2, 3.2))
+    fig, ax = plt.subplots(figsize=(11, 4.2))
     idx = np.arange(len(rows))
     rel = [(r["delta MC"] - r["delta exact"]) / r["delta exact"] for r in rows]
     ax.errorbar(idx, rel, yerr=[thr * r["MC se"] / r["delta exact"] for r in rows], fmt="o", capsize=3,
@@ -146,8 +147,8 @@ def gdp_profile_matches_privacy_loss_mc(profile, rng):
     ax.set_xticks(idx, [f"k={r['mechanisms']}\neps={r['epsilon']:g}" for r in rows], fontsize=7)
     ax.set(xlabel="case (number of composed mechanisms k, epsilon)",
            ylabel="(delta_MC - delta_exact) / delta_exact")
-    ax.legend(fontsize=7, loc="best", framealpha=0.6)
-    fig.tight_layout()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    readable(fig)
     return CheckResult(statistic=max(zs), threshold=thr, comparison="<=", table=rows, figure=fig,
                        details=f"{n} Monte-Carlo draws per case; threshold is the two-sided Bonferroni z for a "
                                f"family-wise false-alarm rate of 0.001 over {len(cases)} cases. Catches: a sign "
@@ -201,7 +202,7 @@ def gdp_tighter_than_zcdp_and_inverts(profile, rng):
     ax.set(xscale="log", yscale="log", xlabel="number of composed Gaussian releases k",
            ylabel="epsilon at delta = 1e-5 (nats)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    readable(fig)
     crit = [Criterion("max (eps_GDP - eps_zCDP)", -worst_gap, 0.0, "<="),
             Criterion("max |delta(eps(delta)) - delta| / delta", worst_inv, 1e-6, "<="),
             Criterion("max |closed form - quadrature| / delta", worst_quad, 1e-6, "<=")]
@@ -240,7 +241,7 @@ def binomial_band_calibration(profile, rng):
                          "MC se": float(np.sqrt(max(rate, 1e-12) * (1 - rate) / reps)), "exact": exact,
                          "allowed": upper})
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(5.2, 3.2))
+    fig, ax = plt.subplots(figsize=(12, 4.2))
     idx = np.arange(len(rows))
     ax.errorbar(idx, [r["false alarms"] for r in rows], yerr=[2 * r["MC se"] for r in rows], fmt="o", capsize=3,
                 label=f"simulated false-alarm rate, +-2 SE ({reps:,} runs)")
@@ -248,8 +249,8 @@ def binomial_band_calibration(profile, rng):
     ax.axhline(fa, color="C3", ls="--", label=f"nominal false-alarm rate {fa:g}")
     ax.set_xticks(idx, [f"{r['nominal']:g}\n{r['n']}" for r in rows], fontsize=6)
     ax.set(xlabel="nominal coverage / replicates n", ylabel="false-alarm probability", ylim=(0, 0.02))
-    ax.legend(fontsize=7, loc="upper right", framealpha=0.8)
-    fig.tight_layout()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    readable(fig)
     crit = [Criterion("max (simulated false-alarm rate - allowed)", worst, 0.0, "<="),
             Criterion("max (fa/2 - mass outside a one-count-narrower band)", slack, 0.0, "<=")]
     return CheckResult(criteria=crit, table=rows, figure=fig,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ._figstyle import readable, subplots
 from .registry import CheckResult, Criterion, check
 
 PAPER = "He et al. (2025) TempFlow-GRPO, arXiv:2508.04324 (ICLR 2026); Liu et al. (2025) Flow-GRPO, arXiv:2505.05470"
@@ -402,6 +403,34 @@ def _curves(fm, reward, prompts, mode, n_updates, seed, **kw):
     return tr.history_
 
 
+def _efficiency_figure(hf, ht, N, target, w):
+    """Reward per update of Flow-GRPO and TempFlow-GRPO: the fixed-noise evaluation reward (lines) and the
+    rollouts' mean reward with a +-1 SD band, against updates (left) and against reward calls (right)."""
+    fig, axes = subplots(1, 2, figsize=(12, 4.2), sharey=True)
+    for h, lab, col, ls in ((hf, "Flow-GRPO (G = 24)", "C0", "--"), (ht, "TempFlow-GRPO", "C3", "-")):
+        u = np.asarray(h["update"], float)
+        calls = np.asarray(h["reward_calls"], float)
+        ev = np.asarray(h["eval_reward"], float)
+        tr, sd = np.asarray(h["reward"], float), np.asarray(h["reward_std"], float)
+        for a, x in zip(axes, (u, calls)):
+            a.plot(x, ev, ls, color=col, marker="o", ms=3, label=f"{lab}: eval reward")
+            a.plot(x, tr, ":", color=col, label=f"{lab}: rollout mean (band +-1 SD)")
+            a.fill_between(x, np.clip(tr - sd, 0, 1), np.clip(tr + sd, 0, 1), color=col, alpha=0.12, lw=0)
+    for a in axes:
+        a.axhline(target, color="grey", lw=1, ls="-.")
+    axes[0].axvline(N // 2, color="grey", lw=1, ls=":")
+    axes[0].set_xlabel("policy updates (grey: N/2)")
+    axes[1].set_xlabel("reward-model calls")
+    axes[0].set_ylabel("classifier reward p(target digit)")
+    axes[0].set_title(f"reward per update (grey line: Flow-GRPO at N = {N}, last {w})")
+    axes[1].set_title("the same runs against reward calls")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.02),
+               frameon=False)
+    readable(fig, layout=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    return fig
+
+
 @check(method="tempflow", paper=PAPER, budget=12,
        guarantee="A3-8 (learning efficiency, the paper's headline): on the digits flow with the classifier "
                  "reward, TempFlow-GRPO (4 seeds x 6 branches) reaches the evaluation reward that Flow-GRPO "
@@ -425,7 +454,7 @@ def learning_efficiency(profile, rng, _tempflow_kw=None):
             "seconds": hf["seconds"][-1]},
            {"method": "TempFlow-GRPO", "updates": N // 2, "eval reward": reached, "reward calls": calls_t,
             "seconds": ht["seconds"][-1]}]
-    return CheckResult(criteria=crit, table=tab,
+    return CheckResult(criteria=crit, table=tab, figure=_efficiency_figure(hf, ht, N, target, w),
                        details=f"8 digit prompts, T = 10, lr 3e-4, beta 0.004, clip 0.2 (small models need more "
                                f"than 1e-4), eval = 8 ODE samples per prompt on fixed noise, mean of the last {w} "
                                "updates. Reward calls are reported honestly: TempFlow uses "
