@@ -56,6 +56,7 @@ def test_resolve_progress_maps_and_warns():
         assert resolve_progress(False, progress_bar=None) is False
 
 
+@pytest.mark.bad_input("core.resolve_progress")
 @pytest.mark.parametrize("kw", [dict(progress="yes"), dict(progress=None, show_progress=1)])
 def test_resolve_progress_rejects_non_bools(kw):
     progress = kw.pop("progress")
