@@ -470,10 +470,15 @@ def l7_shape_augmentation(profile, rng, augment=None):
     in contact (:func:`iclr26sci.generative.light.planar_shape_augment`), not the paper's correspondence network.
     Broken variant caught: an identity augmentation (``augment=lambda s: s``: the same model twice, difference 0).
     """
-    from iclr26sci.generative.light import PaceGuidance, bootstrap_f1_difference
-
     aug, _ = augmented_planar_model(augment)
     base, _ = planar_model("narrow")
+    return _l7_compare(aug, base, profile, rng)
+
+
+def _l7_compare(aug, base, profile, rng):
+    """L7's comparison of a model trained with the augmentation step (``aug``) and one without (``base``)."""
+    from iclr26sci.generative.light import PaceGuidance, bootstrap_f1_difference
+
     test = _test_set(profile, rng)
     s = _seed(rng)
     g = PaceGuidance(**GUIDANCE)
