@@ -609,7 +609,8 @@ def _f1_figure(evs, title, paper=None, ylabel="training data"):
     ax.errorbar(f1, y, xerr=[f1 - ci[:, 0], ci[:, 1] - f1], fmt="none", ecolor="k", capsize=5, lw=1.5,
                 label="95% bootstrap CI")
     if paper is not None:
-        for v, ls, lab in zip(paper, (":", "--"), ("paper, cross-category: no augmentation", "paper, cross-category: augmentation")):
+        labels = ("paper, cross-category: no augmentation", "paper, cross-category: augmentation")
+        for v, ls, lab in zip(paper, (":", "--"), labels):
             ax.axvline(v, color="0.4", ls=ls, lw=1.2, label=lab)
     ax.set_yticks(y)
     ax.set_yticklabels(names, fontsize=11)
