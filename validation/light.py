@@ -475,11 +475,12 @@ def l7_shape_augmentation(profile, rng, augment=None):
     return _l7_compare(aug, base, profile, rng)
 
 
-def _l7_compare(aug, base, profile, rng):
-    """L7's comparison of a model trained with the augmentation step (``aug``) and one without (``base``)."""
+def _l7_compare(aug, base, profile, rng, test=None):
+    """L7's comparison of a model trained with the augmentation step (``aug``) and one without (``base``)
+    (``test``: the test sequences, default the profile's fresh set)."""
     from iclr26sci.generative.light import PaceGuidance, bootstrap_f1_difference
 
-    test = _test_set(profile, rng)
+    test = _test_set(profile, rng) if test is None else test
     s = _seed(rng)
     g = PaceGuidance(**GUIDANCE)
     ev = {"near-cubes + shape augmentation": aug.evaluate(test, guidance=g, rng=s, n_boot=500),

@@ -43,5 +43,6 @@ def test_l7_catches_identity_augmentation():
     base = planar_hoi(sizes="narrow", **TINY_TRAIN).train
     a = LIGHT(**TINY_NET).fit(base, epochs=1, progress=False)
     b = LIGHT(**TINY_NET).fit(_identity(base), epochs=1, progress=False)
-    res = _l7_compare(b, a, Profile("quick"), np.random.default_rng(0))
+    test = planar_hoi(n=60, sizes="spectrum", rng=3, test_fraction=0.5).test
+    res = _l7_compare(b, a, Profile("quick"), np.random.default_rng(0), test=test)
     assert res.extra["diff"][0] == 0.0 and res.statistic == 0.0 and not (res.statistic > res.threshold)
