@@ -33,8 +33,8 @@ from iclr26sci.core import InputError, as_generator, check_array, check_in_range
 from ._light_data import _check_pair, _contact_metrics, _SequenceSet
 from ._light_objects import HOIObject
 
-__all__ = ["PlanarHOISequences", "planar_hoi", "planar_fingertip", "planar_metrics", "PLANAR_TASKS", "PLANAR_DIMS",
-           "PLANAR_EPS", "PLANAR_TOL"]
+__all__ = ["PlanarHOISequences", "planar_hoi", "planar_fingertip", "planar_metrics", "planar_shape_augment",
+           "PLANAR_TASKS", "PLANAR_DIMS", "PLANAR_EPS", "PLANAR_TOL"]
 
 #: token sizes of the planar modalities
 PLANAR_DIMS = {"body": 2, "hands": 3, "object": 4}
@@ -274,13 +274,7 @@ def planar_hoi(n=3000, *, T=32, sizes="spectrum", tasks=None, test_fraction=0.2,
 
     n = check_positive_int(n, "n", minimum=2)
     T = check_positive_int(T, "T", minimum=16)
-    if isinstance(sizes, str):
-        rng_w, rng_h = _SIZES[check_option(sizes, "sizes", tuple(_SIZES))]
-    else:
-        arr = check_array(sizes, "sizes", ndim=2, shape=(2, 2))
-        if np.any(arr <= 0) or np.any(arr[:, 1] < arr[:, 0]) or np.any(arr > 0.3):
-            raise InputError("sizes", f"got {arr.tolist()}", "((w_lo, w_hi), (h_lo, h_hi)) with 0 < lo <= hi <= 0.3 m")
-        rng_w, rng_h = arr
+    rng_w, rng_h = _size_ranges(sizes)
     tasks = tuple(range(len(PLANAR_TASKS))) if tasks is None else tasks
     if isinstance(tasks, (str, int)) or not tasks or any(
             isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < len(PLANAR_TASKS) for k in tasks):
@@ -304,6 +298,113 @@ def planar_hoi(n=3000, *, T=32, sizes="spectrum", tasks=None, test_fraction=0.2,
     n_test = max(1, int(round(test_fraction * n)))
     perm = g.permutation(n)
     return HOIDataset(full.subset(np.sort(perm[n_test:])), full.subset(np.sort(perm[:n_test])), "planar")
+
+
+def _size_ranges(sizes):
+    if isinstance(sizes, str):
+        return _SIZES[check_option(sizes, "sizes", tuple(_SIZES))]
+    arr = check_array(sizes, "sizes", ndim=2, shape=(2, 2))
+    if np.any(arr <= 0) or np.any(arr[:, 1] < arr[:, 0]) or np.any(arr > 0.3):
+        raise InputError("sizes", f"got {arr.tolist()}", "((w_lo, w_hi), (h_lo, h_hi)) with 0 < lo <= hi <= 0.3 m")
+    return arr
+
+
+def _to_box_surface(p, half):
+    """Nearest point of the boundary of the box [-half, half] to each point p (n, 2)."""
+    q = np.clip(p, -half, half)
+    inside = np.all(np.abs(p) < half, axis=-1)
+    if np.any(inside):                              # push interior points out through the nearest face
+        pi = p[inside]
+        hi = np.broadcast_to(half, p.shape)[inside]
+        gap = hi - np.abs(pi)
+        ax = np.argmin(gap, axis=-1)
+        rows = np.arange(len(pi))
+        pi = pi.copy()
+        pi[rows, ax] = np.where(pi[rows, ax] < 0, -1.0, 1.0) * hi[rows, ax]
+        q[inside] = pi
+    return q
+
+
+def planar_shape_augment(seqs, *, sizes="spectrum", p=0.5, rng=None) -> PlanarHOISequences:
+    r"""Contact-preserving shape augmentation of PlanarHOI training sequences (the miniature of LIGHT's
+    shape-spectrum augmentation).
+
+    Each sequence, with probability ``p``, gets a new box whose half sizes are drawn from ``sizes``; the human
+    motion is kept and the new box is placed so that the original hand-object contact point stays in contact:
+
+    1. contact point: the fingertip in the old box's frame, averaged over the sequence's contact frames,
+       :math:`\bar p = \frac{1}{|C|}\sum_{t\in C} R(\varphi_t)^\top (f_t - c_t)` (the least-squares grasp point);
+    2. correspondence: the box-to-box surface map :math:`p' = \bar p \odot (w'/w,\ h'/h)` followed by the
+       nearest-surface projection onto the new box (a side point stays on the same side, at the same relative
+       height);
+    3. placement: the new centre :math:`c'_t = c_t + R(\varphi_t)(\bar p - p')` on every frame, so the new contact
+       point occupies the world position of the old one and the fingertip-surface distance on contact frames is
+       unchanged; the rotation is kept.
+
+    Contact labels are recomputed with the physics rule. Sequences without a contact frame are left unchanged.
+    As in the paper, only the contact points are preserved: a box that rests on the ground before the grasp may
+    float above it or sink into it after the size change (the metrics do not score ground contact).
+
+    Parameters
+    ----------
+    seqs : PlanarHOISequences
+        Training sequences (an ``HOIDataset``'s ``train``).
+    sizes : {"spectrum", "narrow"} or ((w_lo, w_hi), (h_lo, h_hi))
+        Ranges of the new half sizes, as in :func:`planar_hoi`.
+    p : float in [0, 1]
+        Probability that a sequence's box is replaced (0 returns an unchanged copy).
+    rng : seed or Generator
+
+    Returns
+    -------
+    PlanarHOISequences
+        The same number of sequences, captions and human motion; new boxes and object tracks where replaced.
+
+    References
+    ----------
+    Wang et al., LIGHT: Unleashing Guidance Without Classifiers for Human-Object Interaction Animation,
+    ICLR 2026 (arXiv:2603.25734): contact-aware shape-spectrum augmentation (objects replaced within a category,
+    placement optimised so that the human-object contact points stay in contact).
+
+    Examples
+    --------
+    >>> base = planar_hoi(n=20, sizes="narrow", rng=0).train
+    >>> aug = planar_shape_augment(base, p=1.0, rng=1)
+    >>> bool((aug.sizes() != base.sizes()).any(1).all())          # every box replaced
+    True
+    >>> bool(np.allclose(aug.body, base.body) and np.allclose(aug.hands, base.hands))   # human motion kept
+    True
+    >>> d = np.abs(aug.surface_distance())[base.contact]           # fingertip still on the surface
+    >>> bool(d.max() < 0.01)
+    True
+    """
+    if not isinstance(seqs, PlanarHOISequences):
+        raise InputError("seqs", f"got {type(seqs).__name__}", "PlanarHOISequences (e.g. planar_hoi(...).train)")
+    rng_w, rng_h = _size_ranges(sizes)
+    p = check_in_range(p, "p", 0.0, 1.0)
+    g = as_generator(rng)
+    N = len(seqs)
+    draw = g.random(N) < p
+    new_sizes = np.stack([g.uniform(*rng_w, size=N), g.uniform(*rng_h, size=N)], -1)
+    old = seqs.sizes()
+    obj = seqs.object.copy()
+    objects = list(seqs.objects)
+    tip = planar_fingertip(seqs.body, seqs.hands)
+    ang = np.arctan2(seqs.object[..., 3], seqs.object[..., 2])
+    cs, sn = np.cos(ang), np.sin(ang)
+    d = tip - seqs.object[..., :2]
+    local = np.stack([cs * d[..., 0] + sn * d[..., 1], -sn * d[..., 0] + cs * d[..., 1]], -1)   # R^T (f - c)
+    for i in np.flatnonzero(draw):
+        con = seqs.contact[i]
+        if not con.any():
+            continue
+        pbar = local[i][con].mean(0)
+        pnew = _to_box_surface((pbar * new_sizes[i] / old[i])[None], new_sizes[i])[0]
+        shift = pbar - pnew                                           # in the object frame
+        obj[i, :, 0] += cs[i] * shift[0] - sn[i] * shift[1]
+        obj[i, :, 1] += sn[i] * shift[0] + cs[i] * shift[1]
+        objects[i] = HOIObject("box", (float(new_sizes[i, 0]), float(new_sizes[i, 1]), _DEPTH))
+    return PlanarHOISequences.from_arrays(seqs.body, seqs.hands, obj, seqs.text, objects, fps=seqs.fps)
 
 
 def _features(seqs):

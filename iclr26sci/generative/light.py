@@ -38,7 +38,8 @@ from iclr26sci.core import (InputError, as_generator, check_array, check_bool, c
 
 from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, _SequenceSet, contact_distance,
                           f1_from_counts, hoi_dataset, hoi_metrics, motion_features)
-from ._light_planar import PLANAR_TASKS, PlanarHOISequences, planar_fingertip, planar_hoi, planar_metrics
+from ._light_planar import (PLANAR_TASKS, PlanarHOISequences, planar_fingertip, planar_hoi, planar_metrics,
+                            planar_shape_augment)
 from ._light_objects import OBJECT_KINDS, HOIObject, mesh_object, sample_object
 from ._light_oracle import LinearGaussianOracle
 from ._light_sample import PaceGuidance, ddim_sample
@@ -46,7 +47,7 @@ from ._light_sample import PaceGuidance, ddim_sample
 __all__ = ["LIGHT", "PaceGuidance", "hoi_dataset", "HOISequences", "HOIDataset", "HOIObject", "sample_object", "mesh_object",
            "LinearGaussianOracle", "HOIEvaluation", "hoi_metrics", "motion_features", "ddim_sample",
            "LightDenoiser", "bootstrap_f1_difference", "planar_hoi", "PlanarHOISequences", "planar_metrics",
-           "planar_fingertip", "PLANAR_TASKS"]
+           "planar_fingertip", "planar_shape_augment", "PLANAR_TASKS"]
 
 
 def __getattr__(name):

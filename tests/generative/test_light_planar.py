@@ -6,7 +6,8 @@ import pytest
 
 from iclr26sci.core import InputError
 from iclr26sci.generative.light import (LIGHT, PLANAR_TASKS, HOIObject, PaceGuidance, PlanarHOISequences, hoi_dataset,
-                                        planar_fingertip, planar_hoi, planar_metrics)
+                                        planar_fingertip, planar_hoi, planar_metrics,
+                                        planar_shape_augment)
 from iclr26sci.generative._light_planar import _ik, _shoulder
 
 
@@ -123,3 +124,47 @@ def test_bad_planar_metrics_and_kinematics(planar):
         planar_metrics(t, t, tol=0.0)
     with pytest.raises(InputError, match="hands"):
         planar_fingertip(np.zeros((4, 2)), np.zeros((4, 2)))
+
+
+# ------------------------------------------------------------------------------------------- shape augmentation
+def test_shape_augment_keeps_motion_and_contact(planar):
+    base = planar_hoi(n=80, sizes="narrow", rng=3).train
+    aug = planar_shape_augment(base, sizes="spectrum", p=0.5, rng=1)
+    changed = (aug.sizes() != base.sizes()).any(1)
+    assert 0.25 < changed.mean() < 0.75                              # about half replaced
+    w, h = aug.sizes()[changed].T
+    assert w.min() >= 0.05 and w.max() <= 0.2 and h.min() >= 0.05 and h.max() <= 0.2
+    assert (np.abs(aug.sizes()[changed] - 0.1) > 0.01).any()         # outside the near-cube band
+    np.testing.assert_array_equal(aug.body, base.body)                # the human motion is untouched
+    np.testing.assert_array_equal(aug.hands, base.hands)
+    assert aug.text == base.text
+    np.testing.assert_array_equal(aug.contact, base.contact)          # contact frames preserved exactly
+    assert np.abs(aug.surface_distance()[base.contact]).max() < 1e-9  # the fingertip stays on the new surface
+    assert (aug.surface_distance() > -0.01).all()                     # no penetration introduced
+    moved = np.linalg.norm(np.diff(aug.object[..., :2], axis=1), axis=-1) > 1e-12
+    assert not np.any(moved & ~aug.contact[:, :-1])                   # the physics rule still holds
+    np.testing.assert_array_equal(aug.object[~changed], base.object[~changed])
+    assert not np.allclose(aug.object[changed], base.object[changed])
+    again = planar_shape_augment(base, sizes="spectrum", p=0.5, rng=1)
+    np.testing.assert_array_equal(again.object, aug.object)           # deterministic in rng
+
+
+def test_shape_augment_p0_is_identity_and_rotation_task_keeps_contact():
+    base = planar_hoi(n=30, sizes="narrow", tasks=(2,), rng=4).train  # lift and rotate a quarter turn
+    same = planar_shape_augment(base, p=0.0, rng=0)
+    np.testing.assert_array_equal(same.object, base.object)
+    assert [o.dims for o in same.objects] == [o.dims for o in base.objects]
+    aug = planar_shape_augment(base, p=1.0, rng=0)
+    assert np.abs(aug.surface_distance()[base.contact]).max() < 1e-9
+    np.testing.assert_array_equal(aug.contact, base.contact)
+
+
+@pytest.mark.bad_input("generative.planar_shape_augment")
+def test_shape_augment_bad_input(planar):
+    s = planar.train
+    for kw, arg in ((dict(p=1.5), "p"), (dict(p=-0.1), "p"), (dict(sizes=((0.2, 0.1), (0.1, 0.2))), "sizes"),
+                    (dict(sizes="huge"), "sizes"), (dict(rng="x"), "rng")):
+        with pytest.raises(InputError, match=arg):
+            planar_shape_augment(s, **kw)
+    with pytest.raises(InputError, match="seqs"):
+        planar_shape_augment(planar, p=0.5)                           # the dataset, not its train split
