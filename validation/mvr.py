@@ -5,6 +5,10 @@ synthetic clips of C3-2 and C3-4 have a known true relevance q(s); the rendered 
 known target motion (oscillate at amplitude A) and a known image-level optimum (pause at the pose x = A);
 the 5 x 5 gridworld of C3-5 is solved exactly by value iteration. Each check's ``details`` names the broken
 implementation it catches; tests/rl/test_mvr_validation.py runs those variants and shows the checks fail.
+
+Claims tier: ``c_mvr_shaping_beats_baselines`` (the paper's headline claim, MVR shaping against the task reward
+and an image-based reward on a sparse-reward oscillator, with an oracle-relevance positive control); its broken
+variant is caught in tests/rl/test_mvr_claim.py.
 """
 from __future__ import annotations
 
