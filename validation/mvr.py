@@ -5,6 +5,10 @@ synthetic clips of C3-2 and C3-4 have a known true relevance q(s); the rendered 
 known target motion (oscillate at amplitude A) and a known image-level optimum (pause at the pose x = A);
 the 5 x 5 gridworld of C3-5 is solved exactly by value iteration. Each check's ``details`` names the broken
 implementation it catches; tests/rl/test_mvr_validation.py runs those variants and shows the checks fail.
+
+Claims tier: ``c_mvr_shaping_beats_baselines`` (the paper's headline claim, MVR shaping against the task reward
+and an image-based reward on a sparse-reward oscillator, with an oracle-relevance positive control); its broken
+variant is caught in tests/rl/test_mvr_claim.py.
 """
 from __future__ import annotations
 
@@ -481,3 +485,250 @@ def c3_6_shaping_fades(profile, rng, _variant=None):
                                "reference tracks the agent's best clips, so the agent's own states sit near D = 0 "
                                "and the ratio falls mostly because the task reward grows. The quick profile "
                                "scripts the policy in place of a TQC run (a real run is benchmarks/bench_mvr.py).")
+
+
+# ------------------------------------------------------------------------------------------ claims tier
+# The headline claim (abstract): MVR's video-relevance shaping improves RL on a dynamic-motion task, where
+# per-frame (image) similarity is biased towards a static pose. Miniature: a policy-gradient learner on the
+# rendered oscillator with a *sparse* task reward (in the band of target amplitudes), the MVR pipeline
+# (multi-view clips -> scorer -> Bradley-Terry relevance -> reference set -> F(s)) shaping its reward.
+
+#: target amplitude and half-width of the success band (the task reward is 1 per step inside it)
+RL_A, RL_BAND = 1.5, 0.2
+#: smallest effect of interest on the success scale (fraction of steps in the band): 0.1 = 20 of 200 steps
+RL_MIN_EFFECT = 0.1
+RL_ARMS = ("task only", "image (MVR pipeline, per-frame scorer)", "MVR (video, 2 views)", "oracle relevance")
+
+
+def _rl_osc():
+    from iclr26sci.rl.mvr import OscillatorEnv
+
+    return OscillatorEnv(x_range=2.0)
+
+
+def _rl_features(X, osc):
+    """Policy features of states (..., 2): x, v, 1 and the Van der Pol term v (a/A)^2 (all O(1) near the target)."""
+    x, v = X[..., 0] / RL_A, X[..., 1] / (RL_A * osc.omega)
+    a2 = x * x + v * v
+    return np.stack([x, v, np.ones_like(x), v * a2], -1)
+
+
+def _rl_rollout(osc, theta, sigma, n, T, g):
+    """n episodes of the Gaussian linear policy u = clip(theta . phi(s) + sigma eps, -1, 1), vectorised.
+
+    The dynamics are OscillatorEnv.step's (semi-implicit Euler, same constants and clipping), batched; states
+    start at OscillatorEnv.reset's N(0, 0.02^2). Returns states (n, T, 2) *before* each step, the sampled
+    pre-clip actions (n, T), the features (n, T, 4) and the task rewards (n, T) (success band indicator minus
+    the control cost).
+    """
+    s = g.normal(0.0, 0.02, size=(n, 2))
+    S, U, PHI, R = np.empty((n, T, 2)), np.empty((n, T)), np.empty((n, T, 4)), np.empty((n, T))
+    for t in range(T):
+        phi = _rl_features(s, osc)
+        u_raw = phi @ theta + sigma * g.normal(size=n)
+        u = np.clip(u_raw, -1.0, 1.0)
+        S[:, t], U[:, t], PHI[:, t] = s, u_raw, phi
+        x, v = s[:, 0], s[:, 1]
+        v = v + osc.dt * (-osc.omega ** 2 * x - osc.damping * v + osc.gain * u)
+        x = np.clip(x + osc.dt * v, -10, 10)
+        v = np.clip(v, -10, 10)
+        s = np.stack([x, v], 1)
+        amp = np.sqrt(x * x + v * v / osc.omega ** 2)
+        R[:, t] = (np.abs(amp - RL_A) <= RL_BAND).astype(float) - osc.control_cost * u * u
+    return S, U, PHI, R
+
+
+def _rl_clips(osc, S_ep, clip_len=8, every=10, stride=40, size=16):
+    """Two-view clips (side, top) of recorded episodes: frames every ``every`` steps, windows of clip_len frames."""
+    states, frames = [], []
+    L = clip_len * every
+    for ep in S_ep:
+        for t0 in range(0, ep.shape[0] - L + 1, stride):
+            st = ep[t0: t0 + L]
+            fr = np.empty((2, clip_len, size, size, 3), np.uint8)
+            for k in range(clip_len):
+                osc.state = st[k * every].astype(float)
+                for vi, cam in enumerate(("side", "top")):
+                    fr[vi, k] = osc.render_view(cam, size, size)
+            states.append(st)
+            frames.append(fr)
+    osc.state = None
+    return np.stack(states), frames
+
+
+def _rl_scorers(osc, arm, seed):
+    """The frozen scorer of an arm, both against the same demonstration (the target oscillation at amplitude A,
+    rendered by the library's env wrapper): video = the temporal motion descriptor; image = the same descriptor
+    family made motion-blind at equal capacity (``_static_descriptor``: per-frame features averaged over frames)."""
+    from iclr26sci.rl.mvr import MotionDescriptorScorer, make_multiview_env
+
+    env = make_multiview_env(osc, cameras=["side", "top"], clip_len=8, every=10, size=(16, 16))
+    ref = env.rollout_clips(osc.oscillate_policy(RL_A), 400, seed=seed)[-4:]
+    if arm == "video":
+        return MotionDescriptorScorer.from_reference(env, ref)
+    return MotionDescriptorScorer.from_reference(env, ref, descriptor=_static_descriptor)
+
+
+def _rl_run(arm, seed, iters=40, n_ep=32, T=200, sigma=1.0, lr=0.05, retrain_every=5, record=2, variant=None):
+    """One learning run of one arm; returns the per-iteration success (mean fraction of steps in the band).
+
+    Learner: REINFORCE with per-step baseline (the batch mean of the return-to-go at each t, gamma 0.99),
+    normalised advantages, Adam (lr ``lr``) on the 4 policy weights and the log exploration scale (initial
+    ``sigma``, kept in [0.05, 2]). ``arm``: "task", "video", "image" or "oracle"; ``variant``: "shuffled" (the
+    clip scores permuted before they reach the shaper) or "image_for_video" (the image scorer in any scored arm). Shaped arms: every iteration ``record`` episodes are
+    rendered into clips, scored and added to an MVRShaper; every ``retrain_every`` iterations the relevance
+    is retrained (warm start) and the reference refreshed; the learner's reward is r + F(s_t) with the
+    current shaper (on-policy, so every batch is 'relabelled' by construction).
+    """
+    from iclr26sci.rl.mvr import MVRShaper, StateRelevance
+
+    g = np.random.default_rng([seed, 0])    # the learner's stream: common to every arm of a run (paired arms)
+    gs = np.random.default_rng([seed, 1])   # the shaper's and scorer's stream
+    osc = _rl_osc()
+    theta = np.zeros(4)
+    log_sig = math.log(sigma)
+    m, v2 = np.zeros(5), np.zeros(5)
+    shaper, scorer = None, None
+    if arm != "task":
+        shaper = MVRShaper(relevance=StateRelevance(hidden=32, batch_size=64, updates_per_epoch=10, min_updates=0,
+                                                    max_epochs=6, states_per_clip=16, rng=int(gs.integers(2**31))),
+                           rng=int(gs.integers(2**31)))
+        if arm in ("video", "image"):
+            scorer = _rl_scorers(osc, "image" if variant == "image_for_video" else arm, int(gs.integers(2**31)))
+    disc = 0.99 ** np.arange(T)
+    curve = []
+    for it in range(iters):
+        sigma = math.exp(log_sig)
+        S, U, PHI, R = _rl_rollout(osc, theta, sigma, n_ep, T, g)
+        curve.append(float(np.mean(R > 0.5)))
+        Rs = R
+        if shaper is not None:
+            Xc, frames = _rl_clips(osc, S[:record])
+            if scorer is None:   # oracle: the clip's true closeness to the target amplitude
+                amp = np.sqrt(Xc[..., 0] ** 2 + Xc[..., 1] ** 2 / osc.omega ** 2).mean(1)
+                sc, E = -np.abs(amp - RL_A), None
+            else:
+                Sv, E = scorer.score_many(frames)
+                sc = Sv.mean(1)
+            if variant == "shuffled":
+                sc = gs.permutation(sc)
+            shaper.add_clips(Xc, sc, E)
+            if (it + 1) % retrain_every == 0:
+                shaper.retrain()
+            if shaper.trained_:
+                Rs = R + shaper.shaping(S.reshape(-1, 2)).reshape(R.shape)
+        G = np.cumsum((Rs * disc)[:, ::-1], 1)[:, ::-1] / disc
+        A = G - G.mean(0, keepdims=True)
+        A = A / (A.std() + 1e-8)
+        z = (U - PHI @ theta) / sigma
+        grad = np.append(np.einsum("nt,ntk->k", A * z / sigma, PHI), np.sum(A * (z * z - 1.0))) / (n_ep * T)
+        m = 0.9 * m + 0.1 * grad
+        v2 = 0.999 * v2 + 0.001 * grad ** 2
+        step = lr * (m / (1 - 0.9 ** (it + 1))) / (np.sqrt(v2 / (1 - 0.999 ** (it + 1))) + 1e-8)
+        theta = theta + step[:4]
+        log_sig = float(np.clip(log_sig + step[4], math.log(0.05), math.log(2.0)))
+    return np.asarray(curve), theta
+
+
+def _claim_mvr_rl(profile, rng, variant=None, seeds=None, diagnostics=True):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from validation.claims import ClaimResult, paired_effect
+
+    n = seeds or profile.pick(10, 16)
+    iters = profile.pick(40, 60)
+    base = _seed(rng)
+    vv = "image_for_video" if variant == "image_for_video" else None
+    arms = {"task only": ("task", None), "image (motion-blind scorer)": ("image", None),
+            "MVR (video scorer)": ("video", vv if vv else ("shuffled" if variant == "shuffled" else None)),
+            "oracle relevance (control)": ("oracle", None)}
+    if diagnostics:
+        arms["MVR, shuffled scores (ablation)"] = ("video", "shuffled")
+    curves = {lab: [] for lab in arms}
+    for r in range(n):
+        for lab, (arm, var) in arms.items():
+            curves[lab].append(_rl_run(arm, base + 7919 * r, iters=iters, variant=var)[0])
+    curves = {k: np.asarray(v) for k, v in curves.items()}
+    last = max(1, iters // 8)
+    fin = {k: v[:, -last:].mean(1) for k, v in curves.items()}
+    best_base = np.maximum(fin["task only"], fin["image (motion-blind scorer)"])
+    eff = paired_effect(fin["MVR (video scorer)"], best_base, min_effect=RL_MIN_EFFECT,
+                        what="success(MVR) - max(success(task only), success(image)), fraction of steps in the "
+                             f"target band over the last {last} iterations, paired over {n} learning runs")
+    ctrl = paired_effect(fin["oracle relevance (control)"], fin["task only"], min_effect=RL_MIN_EFFECT,
+                         what="success(oracle relevance through the MVR pipeline) - success(task only), paired")
+    rows = [{"arm": k, "final success (mean)": float(v.mean()), "SE": float(v.std(ddof=1) / math.sqrt(n)),
+             "runs": n} for k, v in fin.items()]
+    pairs = [("MVR (video scorer)", "task only"), ("MVR (video scorer)", "image (motion-blind scorer)")]
+    if diagnostics:
+        pairs += [("MVR (video scorer)", "MVR, shuffled scores (ablation)"),
+                  ("MVR, shuffled scores (ablation)", "task only")]
+    for a, b in pairs:
+        d = fin[a] - fin[b]
+        se = float(d.std(ddof=1) / math.sqrt(n))
+        t = float(stats.t.ppf(0.95, n - 1))
+        rows.append({"arm": f"{a} - {b}", "final success (mean)": float(d.mean()), "SE": se,
+                     "90% CI": f"[{d.mean() - t * se:+.3f}, {d.mean() + t * se:+.3f}]", "runs": n})
+    rows.append({"arm": "relative gain: MVR / max(task, image) (paper: up to ~1.3x TQC)",
+                 "final success (mean)": float(fin["MVR (video scorer)"].mean() / max(best_base.mean(), 1e-9))})
+    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    steps = (np.arange(iters) + 1) * 32 * 200 / 1000.0
+    for lab, c in curves.items():
+        mu, se = c.mean(0), c.std(0, ddof=1) / math.sqrt(n)
+        ls = "--" if "shuffled" in lab or "oracle" in lab else "-"
+        ax.plot(steps, mu, ls, label=lab)
+        ax.fill_between(steps, mu - se, mu + se, alpha=0.25)
+    ax.set_xlabel("environment steps (thousands; 32 episodes of 200 steps an iteration)")
+    ax.set_ylabel("success: fraction of steps with amplitude in band")
+    ax.set_title(f"MVR shaping on the rendered oscillator (mean +- SE over {n} runs)", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return ClaimResult(effect=eff, control=ctrl, table=rows, figure=fig, details=(
+        f"OscillatorEnv (period 4 s, dt 0.05, x_range 2) with a sparse task reward: 1 a step while the energy "
+        f"amplitude a(s) is within {RL_BAND} of A = {RL_A}, minus 0.01 u^2. A held pose reaches at most "
+        "x = gain/omega^2 = 0.81, so only a sustained oscillation scores. Learner (same for every arm): REINFORCE "
+        f"with per-step baseline, 32 episodes of 200 steps an iteration, {iters} iterations, a Gaussian policy "
+        "linear in (x, v, 1, v a^2 / A^2) with a learned exploration scale (initial 1). Shaped arms run the library's "
+        "MVRShaper: every iteration two episodes are rendered from two cameras (side, top; 16 x 16 px, 8 frames "
+        "every 10 steps, windows of 80 steps, stride 40), scored and added to the relevance buffer; every 5 "
+        "iterations the StateRelevance (hidden 32) is retrained with warm start and the reference set refreshed "
+        "(top 10 clips); the learner's reward is r + F(s), F the code-faithful term (w_s 0.1, tau 0.1). Video and "
+        "image scorers use the same demonstration (the scripted oscillation at A): the video scorer is the "
+        "MotionDescriptorScorer (temporal descriptor), the image scorer the same family made motion-blind at equal "
+        "capacity (validation.mvr._static_descriptor). Success = fraction of steps in the band over the last "
+        f"{last} iterations. min effect {RL_MIN_EFFECT} (20 of 200 steps): the paper reports relative return gains "
+        "(up to ~30% over TQC, secondary summary) on tasks where the baseline is far from zero; our sparse-reward "
+        "baseline is near zero, so the effect is stated as an absolute success difference. Broken variant caught "
+        "(tests/rl/test_mvr_claim.py): the image scorer in the MVR arm ('image_for_video'). The shuffled-score "
+        "ablation is a diagnostic: any shaping perturbs the learner off the task reward's flat start, so part of "
+        "the gain over task only is not specific to the video ordering; the MVR - shuffled row measures the part "
+        "that is."))
+
+
+from validation.claims import claim as _claim  # noqa: E402
+
+
+@_claim(method="mvr", paper=PAPER, budget=120, name="c_mvr_shaping_beats_baselines",
+        claim="MVR's multi-view video-relevance shaping improves RL on a dynamic-motion task over the task reward "
+              "alone and over an image-based (per-frame) reward through the same pipeline",
+        paper_setting="Abstract and main results: TQC backbone on 9 HumanoidBench and 10 MetaWorld tasks, against "
+                      "TQC (task reward only), VLM-RM (CLIP image reward) and RoboCLIP; image and single-view "
+                      "ablations",
+        paper_number="qualitative in the abstract ('efficacy ... on challenging humanoid locomotion ... and "
+                     "manipulation'); secondary summaries: beats the VLM-reward baselines on all 19 tasks, up to "
+                     "~30% higher average return than TQC on locomotion (per-task tables not retrieved)",
+        regime="The task reward is sparse (only a sustained oscillation at amplitude 1.5 +- 0.2 scores, no held pose "
+               "can) so an agent exploring from rest rarely sees it, while the clip-level descriptor of the "
+               "demonstrated oscillation ranks partial oscillations by closeness (a graded progress signal) and its "
+               "motion-blind twin scores the still square at the centre like the oscillation (the per-frame average "
+               "of a symmetric swing is the rest pose): the static-pose ambiguity the paper's video relevance fixes.",
+        control="Oracle relevance: the same MVR pipeline (relevance buffer, Bradley-Terry retrains, reference set, "
+                "F(s)) fed each clip's true closeness to the target, -|mean a(s) - A|, in place of the scorer; "
+                "oracle - task only, paired over runs",
+        test="one-sided paired t over learning runs, alpha 0.05; power for a success gain of 0.1 (20 of 200 "
+             "steps in the band)")
+def c_mvr_shaping_beats_baselines(profile, rng, variant=None, seeds=None, diagnostics=True):
+    return _claim_mvr_rl(profile, rng, variant, seeds, diagnostics)
