@@ -397,7 +397,7 @@ def _aligned_xz(res_joints, res_cams, gt):
 def _claim_figure(traj):
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(traj), figsize=(5.2 * len(traj), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(traj), figsize=(5.6 * len(traj), 6.2), squeeze=False)
     style = {"ground truth": ("k", "-", "o"), "JOSH": ("tab:blue", "-", "s"), "-L_c1": ("tab:red", "--", "^"),
              "sequential": ("tab:green", ":", "d")}
     for ax, (title, d) in zip(axes[0], traj):
@@ -412,7 +412,7 @@ def _claim_figure(traj):
         ax.set_aspect("equal", adjustable="datalim")
         ax.tick_params(labelsize=10)
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), ncol=1)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.suptitle("JOSH claim: top-down trajectories (realistic noise), aligned on the first two keyframes",
                  fontsize=11)
     fig.tight_layout()
