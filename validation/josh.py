@@ -6,7 +6,8 @@ filmed by a panning handheld camera; "MASt3R-like" depth and matches and "HMR-li
 schedules; full profile: 20 keyframes at 160x120 with the released pipeline's 500 + 200 iterations (J1, J2, J8, J9). J3 (six
 fits), J7 (two fits) and J4-J6 (one fixed set of ten sequences x six fits, shared with benchmarks/bench_josh.py)
 run the quick miniature in both profiles but exceed the section's quick time cap, so they are ``slow``. Each check names the broken variant
-it catches in its ``details``.
+it catches in its ``details``. Claims tier: ``contact_anchors_metric_scale`` (the contact term L_c1 recovers the
+metric scale that the scene alone lacks, against the paper's -L_c1 ablation; oracle-input control; docs/josh.md).
 """
 from __future__ import annotations
 
