@@ -6,9 +6,10 @@ view (Table 4 of arXiv:2505.19764) on the controlled synthetic bench, whose view
 check 4 is the benefit of the reconstructed pretraining at low label ratios (Fig. 3), paired by seed; check 5 is
 predictor-guided selection against random choice and the oracle (true success probabilities of the generator);
 check 6 is calibration (10-bin ECE minus its finite-sample bias) of the predictor with temperature scaling on
-held-out training workflows. Checks 3-6 train several models each and run in
-the full profile only (on the shared 2-core machine one small fit takes 1-3 minutes, over the section's 30 s quick
-cap).
+held-out training workflows. Check 5 is a mechanics property and runs in the quick profile at a CI size (four fits,
+25-30 s per seed on a loaded shared machine); its regret shrink is a criterion of the full profile only
+(under-powered at the CI size). Checks 3, 4 and 6 run in the full profile only (check 6's 0.05 ECE bound is not met
+robustly by a CI-size fit; see the check).
 Every check takes ``variant=`` naming a broken implementation it must catch (tests/agents/test_agents_validation.py
 runs them and sees them fail).
 """
@@ -273,10 +274,10 @@ def _true_rates(bench):
     return {w: float(pr[t.w_idx == w].mean()) for w in np.unique(t.w_idx)}
 
 
-@check(method="agents", paper=PAPER, budget=60, slow=True,
+@check(method="agents", paper=PAPER, budget=60,
        guarantee="Check 5 (Phase c): the predictor-guided choice among held-out candidate workflows has a true "
-                 "success rate at least that of a random choice, and its regret against the oracle best candidate "
-                 "shrinks from label ratio 0.05 to 1")
+                 "success rate at least that of a random choice, and (full profile) its regret against the oracle "
+                 "best candidate shrinks from label ratio 0.05 to 1")
 def c5_selection_quality(profile, rng, variant=None):
     with _variant_456(variant, {"select-argmin"}):
         from iclr26sci.agents import synthetic_workflow_bench
@@ -285,11 +286,12 @@ def c5_selection_quality(profile, rng, variant=None):
         res = {0.05: [], 1.0: []}
         rand = []
         for s in range(n_seeds):
-            bench = synthetic_workflow_bench(n_workflows=40, n_tasks=10, rng=rng)
+            # CI size (quick): 2 benches of 40 workflows x 8 tasks per domain, 15 epochs per fit (4 fits)
+            bench = synthetic_workflow_bench(n_workflows=40, n_tasks=profile.pick(8, 10), rng=rng)
             true = _true_rates(bench)
             seed = int(rng.integers(2 ** 31))
             for r in res:
-                pred = _small_predictor(epochs=profile.pick(20, 30), rng=seed).fit(bench.train, label_ratio=r)
+                pred = _small_predictor(epochs=profile.pick(15, 30), rng=seed).fit(bench.train, label_ratio=r)
                 for d in bench.info["domains"]:
                     m = bench.test.domain == d
                     cands = sorted(set(bench.test.w_idx[m].tolist()))
@@ -304,14 +306,19 @@ def c5_selection_quality(profile, rng, variant=None):
         adv = hi[:, 1] - rand
         shrink = lo[:, 0] - hi[:, 0]
         se = lambda x: x.std(ddof=1) / np.sqrt(len(x))  # noqa: E731
-        crit = [Criterion("mean true rate(selected, ratio 1) - mean rate(random)", float(adv.mean()), 0.0, ">="),
-                Criterion("mean regret(0.05) - regret(1)", float(shrink.mean()), 0.0, ">")]
+        crit = [Criterion("mean true rate(selected, ratio 1) - mean rate(random)", float(adv.mean()), 0.0, ">=")]
+        # The regret shrink is a paper-scale property: at the CI size (2 benches x 3 domains) its SE is 0.04-0.17
+        # against mean shrinks of -0.08 to 0.26 over master seeds 0-4, so it is tested in the full profile only
+        # (5 benches); the quick profile tests the mechanics (selection beats a random choice) and reports it.
+        if profile.pick(False, True):
+            crit.append(Criterion("mean regret(0.05) - regret(1)", float(shrink.mean()), 0.0, ">"))
         rows = [{"label_ratio": r, "regret": round(float(a[:, 0].mean()), 4), "selected_rate": round(float(a[:, 1].mean()), 4)}
                 for r, a in ((0.05, lo), (1.0, hi))] + [{"label_ratio": "random", "selected_rate": round(float(rand.mean()), 4)}]
         return CheckResult(criteria=crit, table=rows,
                            details=f"{n_seeds} synthetic benches x 3 domains, 12 held-out candidates each; true rates "
                                    f"are the generator's sigma(logit) means; advantage SE {se(adv):.4f}, regret "
-                                   f"shrink SE {se(shrink):.4f}")
+                                   f"shrink {shrink.mean():.4f} (SE {se(shrink):.4f}, a criterion in the full profile "
+                                   "only)")
 
 
 def _ece(p, y, bins=10):
@@ -334,6 +341,9 @@ def c6_calibration(profile, rng, variant=None):
     with _variant_456(variant, {"logit-scaled"}):
         from iclr26sci.agents import synthetic_workflow_bench
 
+        # Not at a CI size: at 40 workflows x 10 tasks, 15 epochs, the statistic ranged -0.004 to 0.063 over master
+        # seeds 0-4 (one FAIL), and at 60 x 15, 20 epochs 0.012 to 0.051 (one FAIL with a direct seed-0 rng): the
+        # fixed 0.05 bound of the spec is not met robustly by a small fit, so check 6 stays in the full profile.
         bench = synthetic_workflow_bench(n_workflows=60, n_tasks=profile.pick(15, 25), rng=rng)
         pred = _small_predictor(epochs=profile.pick(20, 30), rng=rng, calibration="temperature").fit(bench.train)
         p = pred.predict_proba(bench.test)

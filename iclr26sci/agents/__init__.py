@@ -14,7 +14,9 @@ Modules:
 - ``_model``: :class:`MultiViewWorkflowEncoder` (GATv2 views, CrossGraphAttn, ViewAttnPool, code and prompt MLP
   views), :class:`AgenticPredictor` (task encoder, head, BCE training, predictor-guided selection), the
   reconstructed cross-domain :func:`pretrain` (reconstruction + NT-Xent) and the graph baselines
-  (:class:`GraphBaseline`: MLP, GCN, GAT, GCN-II, Graph Transformer).
+  (:class:`GraphBaseline`: MLP, GCN, GAT, GCN-II, Graph Transformer);
+- ``_flora``: :func:`read_flora`, the reader for users' own FLORA-Bench / G-Designer files (workflow graphs,
+  task records, success labels) into a :class:`PairSet`.
 
 Names load on first access (PEP 562), so ``import iclr26sci.agents`` imports neither torch nor torch_geometric.
 """
@@ -30,6 +32,7 @@ _WHERE = {
     "precision_at_k": "_metrics",
     "MultiViewWorkflowEncoder": "_model", "AgenticPredictor": "_model", "pretrain": "_model",
     "PretrainedEncoder": "_model", "GraphBaseline": "_model",
+    "read_flora": "_flora", "FLORA_ROLE_PROMPTS": "_flora",
 }
 
 __all__ = list(_WHERE)
