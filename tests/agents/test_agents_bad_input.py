@@ -9,6 +9,7 @@ from iclr26sci.agents import (AgenticPredictor, GraphBaseline, MultiViewWorkflow
 
 BAD_INPUT_EXEMPT = {
     "agents.OPERATORS": "a constant (operator descriptions and sources)",
+    "agents.FLORA_ROLE_PROMPTS": "a constant (the FLORA-Bench operator prompts the reader matches node prompts against)",
 }
 
 

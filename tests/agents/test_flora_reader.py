@@ -46,6 +46,7 @@ def test_reads_separate_workflow_file_and_roles(tmp_path):
     assert set(ps.domain) == {"code"} and ps.y.sum() == 4
 
 
+@pytest.mark.bad_input("agents.read_flora")
 @pytest.mark.parametrize("mutate, needle", [
     (lambda r: r.pop("label"), "label"),
     (lambda r: r.pop("edge_index"), "edge_index"),
@@ -63,6 +64,7 @@ def test_bad_record_names_file_line_field(tmp_path, mutate, needle):
     assert "bad.jsonl:4" in str(e.value) and needle in str(e.value)
 
 
+@pytest.mark.bad_input("agents.read_flora")
 def test_duplicates_and_unknown_ids(tmp_path):
     recs = records()
     p = write_jsonl(tmp_path / "dup.jsonl", recs + [recs[0]])
