@@ -547,7 +547,8 @@ def _uec_figure(series, theory):
     ax.set_title(f"UEC vs its members ({len(series[names[0]])} items, D = 32, 3 members)", fontsize=11)
     ax.tick_params(labelsize=10)
     ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.4, -0.22), ncol=2, frameon=False)
-    fig.tight_layout()
+    from validation._figstyle import readable
+    readable(fig)
     return fig
 
 

@@ -416,7 +416,8 @@ def _claim_figure(traj):
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.suptitle("JOSH claim: top-down trajectories (realistic noise), aligned on the first two keyframes",
                  fontsize=11)
-    fig.tight_layout()
+    from validation._figstyle import readable
+    readable(fig)
     return fig
 
 

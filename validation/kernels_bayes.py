@@ -302,7 +302,8 @@ def _reliability_figure(res, rel_all, bf_null, names):
     ax.set_ylabel("neurons", fontsize=10)
     ax.set_title("true-null neurons", fontsize=11)
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    from validation._figstyle import readable
+    readable(fig)
     return fig
 
 
@@ -463,7 +464,8 @@ def _sbc_figure(ranks, n_draws: int, labels, title: str, B: int, alpha: float = 
         if j == 0:
             ax.legend(fontsize=8, loc="upper center")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    from validation._figstyle import readable
+    readable(fig)
     return fig
 
 

@@ -621,7 +621,8 @@ def _f1_figure(evs, title, paper=None, ylabel="training data"):
     ax.set_title(title, fontsize=11)
     ax.tick_params(labelsize=10)
     ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.4, -0.2), ncol=2, frameon=False)
-    fig.tight_layout()
+    from validation._figstyle import readable
+    readable(fig)
     return fig
 
 

@@ -685,7 +685,8 @@ def _claim_mvr_rl(profile, rng, variant=None, seeds=None, diagnostics=True):
     ax.set_ylabel("success: fraction of steps with amplitude in band")
     ax.set_title(f"MVR shaping on the rendered oscillator (mean +- SE over {n} runs)", fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    from validation._figstyle import readable
+    readable(fig)
     return ClaimResult(effect=eff, control=ctrl, table=rows, figure=fig, details=(
         f"OscillatorEnv (period 4 s, dt 0.05, x_range 2) with a sparse task reward: 1 a step while the energy "
         f"amplitude a(s) is within {RL_BAND} of A = {RL_A}, minus 0.01 u^2. A held pose reaches at most "
