@@ -12,6 +12,7 @@ Both expose the same small interface, in the nn time convention (t = 0 noise, t 
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 
@@ -283,3 +284,39 @@ class DiffusersPolicy:
             raise InputError(name, f"has indices in [{c.min()}, {c.max()}]",
                              f"indices in [0, {self.n_classes - 1}] (rows of prompt_embeds)")
         return torch.as_tensor(c, dtype=torch.long, device=self.device)
+
+
+class ParamEMA:
+    r"""Exponential moving average of a list of parameters, Flow-GRPO's rule: at optimisation step :math:`s`
+    (counted from 0) the decay is :math:`d_s = \min(d, (1 + s)/(10 + s))` and the shadow is updated
+    :math:`\bar\theta \leftarrow d_s \bar\theta + (1 - d_s)\theta` when :math:`(s + 1)` is a multiple of ``every``."""
+
+    def __init__(self, params, decay, every=1):
+        self.params = list(params)
+        self.decay, self.every = float(decay), int(every)
+        self.shadow = [p.detach().clone() for p in self.params]
+        self.n_steps = 0
+
+    def step(self):
+        s = self.n_steps
+        self.n_steps += 1
+        if (s + 1) % self.every:
+            return
+        d = min(self.decay, (1 + s) / (10 + s))
+        with torch.no_grad():
+            for sh, p in zip(self.shadow, self.params):
+                sh.mul_(d).add_(p.detach(), alpha=1 - d)
+
+    @contextlib.contextmanager
+    def swapped(self):
+        """Context in which the parameters hold the EMA values (restored on exit)."""
+        keep = [p.detach().clone() for p in self.params]
+        with torch.no_grad():
+            for p, sh in zip(self.params, self.shadow):
+                p.copy_(sh)
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                for p, k in zip(self.params, keep):
+                    p.copy_(k)

@@ -57,8 +57,8 @@ from ._tf_schedule import (OFFICIAL_OMEGA_CONSTANT, WEIGHTINGS, _check_steps, gr
                            noise_aware_weights_np, sd3_sigmas, sd3_times, step_noise_scales)
 
 __all__ = ["FlowGRPOTrainer", "GRPOHistory", "noise_aware_weights", "sd3_time_grid", "group_advantages",
-           "grpo_loss", "class_reward", "target_reward", "DiffusersFlowModel", "MODES",
-           "OFFICIAL_OMEGA_CONSTANT"]
+           "grpo_loss", "class_reward", "target_reward", "DiffusersFlowModel", "DiffusersPipelineModel",
+           "tiny_sd3_pipeline", "MODES", "OFFICIAL_OMEGA_CONSTANT"]
 
 #: the trainer's modes
 MODES = ("flow_grpo", "dance_grpo", "mix_grpo", "tempflow")
@@ -66,12 +66,56 @@ MODES = ("flow_grpo", "dance_grpo", "mix_grpo", "tempflow")
 _GROUPS = ("seed", "prompt")
 
 
-def __getattr__(name):   # DiffusersFlowModel lives with the torch policies (lazy: no torch at import)
+def __getattr__(name):   # the diffusers adapters live with the torch policies (lazy: no torch at import)
     if name == "DiffusersFlowModel":
         from ._tf_policy import DiffusersFlowModel
 
         return DiffusersFlowModel
+    if name == "DiffusersPipelineModel":
+        from ._tf_diffusers import DiffusersPipelineModel
+
+        return DiffusersPipelineModel
     raise AttributeError(name)
+
+
+def tiny_sd3_pipeline(rng=0, text_len=16):
+    r"""A tiny, randomly initialised ``StableDiffusion3Pipeline`` built from configs, for tests and examples.
+
+    Nothing is pretrained and nothing is downloaded: two CLIP text encoders with projection (hidden width 8, one
+    layer) with a byte-level ``CLIPTokenizer`` built in memory (one token per byte, no merges), no T5
+    (``text_encoder_3=None``: the pipeline substitutes zero embeddings), an ``SD3Transformer2DModel`` with one
+    joint block (about 12k parameters), an ``AutoencoderKL`` with two levels (16x16 RGB images, 4x8x8 latents)
+    and a ``FlowMatchEulerDiscreteScheduler(shift=3)``. Its images are noise-like; it exercises the code path of
+    a real SD3 pipeline (text encoders, CFG, transformer, VAE), not image quality.
+
+    Parameters
+    ----------
+    rng : int, default 0
+        Seed of the random weights (the global torch RNG is left untouched).
+    text_len : int >= 4, default 16
+        Tokenizer and text-encoder length (prompts are truncated to ``text_len - 2`` bytes).
+
+    Returns
+    -------
+    diffusers.StableDiffusion3Pipeline
+
+    Examples
+    --------
+    >>> import torch
+    >>> from iclr26sci.generative import tiny_sd3_pipeline
+    >>> pipe = tiny_sd3_pipeline(rng=0)
+    >>> out = pipe(["a red square"], num_inference_steps=2, guidance_scale=4.5, max_sequence_length=8,
+    ...            output_type="pt", generator=torch.Generator().manual_seed(0))
+    >>> out.images.shape
+    torch.Size([1, 3, 16, 16])
+    """
+    if isinstance(rng, bool) or not isinstance(rng, (Integral, np.integer)) or int(rng) < 0:
+        raise InputError("rng", f"got {rng!r}", "a non-negative integer seed")
+    if isinstance(text_len, bool) or not isinstance(text_len, (Integral, np.integer)) or int(text_len) < 4:
+        raise InputError("text_len", f"got {text_len!r}", "an integer >= 4")
+    from ._tf_diffusers import tiny_sd3_pipeline_impl
+
+    return tiny_sd3_pipeline_impl(int(rng), int(text_len))
 
 
 # ------------------------------------------------------------------------------------------ schedule helpers
@@ -462,10 +506,14 @@ class FlowGRPOTrainer(BaseEstimator):
 
     Parameters
     ----------
-    flow_model : FlowMatching, velocity network or DiffusersFlowModel
-        The pretrained flow model (never modified: a deep copy is trained, the original is the reference).
+    flow_model : FlowMatching, velocity network, DiffusersFlowModel or DiffusersPipelineModel
+        The pretrained flow model. nn and DiffusersFlowModel models are never modified: a deep copy is trained and
+        the original is the reference. A :class:`DiffusersPipelineModel` (see :meth:`from_pipeline`) is not
+        copied: a LoRA adapter is trained on the pipeline's transformer and the reference is the transformer
+        with its adapters disabled.
     reward_fn : callable ``(x, prompts) -> (n,)``
-        Reward of final samples ``x`` (tensor (n, *event_shape)) for their prompts (array (n,)).
+        Reward of final samples ``x`` (tensor (n, *event_shape)) for their prompts (array (n,)); for a pipeline,
+        ``x`` is the VAE-decoded image batch in [0, 1] and ``prompts`` the list of prompt strings.
     mode : {"flow_grpo", "dance_grpo", "mix_grpo", "tempflow"}, default "tempflow"
     steps : int >= 2, default 10
         Sampling steps :math:`T` of the training rollouts.
@@ -500,7 +548,8 @@ class FlowGRPOTrainer(BaseEstimator):
     window : int >= 1, default 2
         MixGRPO's SDE window size.
     guidance : float >= 0, default 1
-        Classifier-free guidance of the rollouts (nn models with labels).
+        Classifier-free guidance of the rollouts and of the policy's log-likelihoods (nn models with labels;
+        pipelines, where it must be >= 1).
     adv_clip : float > 0, default 5
         Advantages are clipped to ``[-adv_clip, adv_clip]``.
     reduce : {"mean", "sum"}, default "mean"
@@ -519,6 +568,13 @@ class FlowGRPOTrainer(BaseEstimator):
         calls); 0 disables.
     train_batch_size : int >= 1, default 4096
         Rows per forward/backward chunk (gradient accumulation).
+    ema : float in (0, 1), optional
+        Keep an exponential moving average of the trainable parameters with this decay (Flow-GRPO's rule: decay
+        :math:`\min(d, (1 + s)/(10 + s))` at optimiser step :math:`s`, updated every ``ema_every`` steps; the
+        official configs use 0.9 every 8). Rollouts use the online parameters; ``eval_reward`` and
+        :meth:`sample` use the average (``ema_weights()`` swaps it in). None: no EMA.
+    ema_every : int >= 1, default 1
+        Optimiser steps between EMA updates.
     progress : bool, default True
         Progress bar over the updates (silent off a terminal and in CI).
     rng : int, Generator or SeedSequence, default 0
@@ -551,7 +607,7 @@ class FlowGRPOTrainer(BaseEstimator):
                  group_by="seed", branches=6, seeds_per_prompt=4, group_size=24, clip=0.2, kl_beta=0.004,
                  lr=1e-4, weighting=None, branching=None, branch_steps=None, timestep_fraction=None, window=2, guidance=1.0,
                  adv_clip=5.0, reduce="mean", minibatches=1, trainable="all", grad_clip=1.0, weight_decay=0.0,
-                 eval_n=0, train_batch_size=4096, progress=True, rng=0):
+                 eval_n=0, train_batch_size=4096, ema=None, ema_every=1, progress=True, rng=0):
         self.flow_model = flow_model
         self.reward_fn = reward_fn
         self.mode = mode
@@ -579,8 +635,70 @@ class FlowGRPOTrainer(BaseEstimator):
         self.weight_decay = weight_decay
         self.eval_n = eval_n
         self.train_batch_size = train_batch_size
+        self.ema = ema
+        self.ema_every = ema_every
         self.progress = progress
         self.rng = rng
+
+    @classmethod
+    def from_pipeline(cls, pipeline, reward_fn, lora_rank=32, lora_alpha=None, guidance_scale=4.5, ema=0.9,
+                      ema_every=8, lora_targets=None, negative_prompt="", max_sequence_length=128, **kwargs):
+        r"""A trainer that fine-tunes a diffusers SD3-style text-to-image pipeline with LoRA (Flow-GRPO's recipe).
+
+        The policy is Flow-GRPO's SDE on the classifier-free-guided prediction of the LoRA-adapted transformer;
+        prompts are strings encoded once by the pipeline's text encoders; the reward sees the VAE-decoded images.
+        The model is not copied: the adapter is added to ``pipeline.transformer`` when the trainer fits, its base
+        weights are frozen and never written, and the KL reference is the transformer with adapters disabled.
+
+        Parameters
+        ----------
+        pipeline : diffusers.StableDiffusion3Pipeline
+            E.g. SD3.5-Medium, or :func:`tiny_sd3_pipeline` for tests.
+        reward_fn : callable ``(images, prompts) -> (n,)``
+            ``images`` (n, 3, H, W) in [0, 1], ``prompts`` a list of n strings.
+        lora_rank : int >= 1, default 32
+            LoRA rank (Flow-GRPO: 32, alpha 64).
+        lora_alpha : float > 0, optional
+            LoRA alpha (default ``2 * lora_rank``).
+        guidance_scale : float >= 1, default 4.5
+            Classifier-free guidance of rollouts, log-likelihoods and KL (1 disables it).
+        ema : float in (0, 1) or None, default 0.9
+            EMA decay of the LoRA parameters (Flow-GRPO / TempFlow configs: 0.9 every 8 steps); None: no EMA.
+        ema_every : int >= 1, default 8
+            Optimiser steps between EMA updates.
+        lora_targets : sequence of str, optional
+            LoRA module suffixes (default Flow-GRPO's attention projections).
+        negative_prompt : str, default ""
+        max_sequence_length : int >= 1, default 128
+        **kwargs
+            Any other :class:`FlowGRPOTrainer` parameter (``mode``, ``steps``, ``branches``, ``kl_beta``, ...).
+
+        Returns
+        -------
+        FlowGRPOTrainer
+
+        Examples
+        --------
+        >>> from iclr26sci.generative import FlowGRPOTrainer, tiny_sd3_pipeline
+        >>> pipe = tiny_sd3_pipeline(rng=0)
+        >>> brightness = lambda images, prompts: images.mean(dim=(1, 2, 3))
+        >>> tr = FlowGRPOTrainer.from_pipeline(pipe, brightness, lora_rank=4, guidance_scale=4.5, ema=0.9,
+        ...                                    max_sequence_length=8, steps=3, branches=2, seeds_per_prompt=1,
+        ...                                    lr=1e-3, rng=0, progress=False)
+        >>> tr.fit(["a red square"], n_updates=1).history_["reward_calls"].tolist()
+        [4.0]
+        """
+        from ._tf_diffusers import DiffusersPipelineModel
+
+        g = check_in_range(guidance_scale, "guidance_scale", 1.0)
+        for k in ("flow_model", "guidance", "ema", "ema_every", "reward_fn"):
+            if k in kwargs:
+                raise InputError(k, "is set by from_pipeline", "the from_pipeline argument instead")
+        model = DiffusersPipelineModel(pipeline, lora_rank=lora_rank, lora_alpha=lora_alpha, lora_targets=lora_targets,
+                                       negative_prompt=negative_prompt, max_sequence_length=max_sequence_length)
+        tr = cls(model, reward_fn, guidance=g, ema=ema, ema_every=ema_every, **kwargs)
+        tr._validate()
+        return tr
 
     # ---------------------------------------------------------------- validation
     def _validate(self):
@@ -635,6 +753,9 @@ class FlowGRPOTrainer(BaseEstimator):
         p["weight_decay"] = check_in_range(self.weight_decay, "weight_decay", 0.0)
         p["eval_n"] = check_positive_int(self.eval_n, "eval_n", minimum=0)
         p["train_batch_size"] = check_positive_int(self.train_batch_size, "train_batch_size")
+        p["ema"] = None if self.ema is None else check_in_range(self.ema, "ema", 0.0, 1.0, low_open=True,
+                                                                  high_open=True)
+        p["ema_every"] = check_positive_int(self.ema_every, "ema_every")
         p["progress"] = check_bool(self.progress, "progress")
         if not callable(self.reward_fn):
             raise InputError("reward_fn", f"got {type(self.reward_fn).__name__}", "a callable reward(x, prompts)")
@@ -646,6 +767,11 @@ class FlowGRPOTrainer(BaseEstimator):
     def _make_policy(self, p):
         from ._tf_policy import DiffusersFlowModel, DiffusersPolicy, NNPolicy
 
+        if type(self.flow_model).__name__ == "DiffusersPipelineModel":
+            from ._tf_diffusers import DiffusersPipelineModel, PipelinePolicy
+
+            if isinstance(self.flow_model, DiffusersPipelineModel):
+                return PipelinePolicy(self.flow_model, p["noise_level"], p["steps"], p["shift"], p["guidance"])
         if isinstance(self.flow_model, DiffusersFlowModel):
             return DiffusersPolicy(self.flow_model, p["noise_level"], p["steps"], p["shift"], p["guidance"])
         return NNPolicy(self.flow_model, p["noise_level"], p["steps"], p["shift"], p["guidance"])
@@ -672,8 +798,12 @@ class FlowGRPOTrainer(BaseEstimator):
         """Call the reward, validate its output (shape (n,), finite), return float64 numpy."""
         import torch
 
+        pol = getattr(self, "policy_", None)
         with torch.no_grad():
-            r = self.reward_fn(x, None if cond is None else cond.cpu().numpy())
+            if pol is not None and hasattr(pol, "reward_inputs"):
+                r = self.reward_fn(*pol.reward_inputs(x, cond))
+            else:
+                r = self.reward_fn(x, None if cond is None else cond.cpu().numpy())
         r = r.detach().cpu().numpy() if torch.is_tensor(r) else np.asarray(r)
         if r.dtype == object or not np.issubdtype(r.dtype, np.number):
             raise InputError("reward_fn", f"returned dtype {r.dtype}", "real numbers")
@@ -839,6 +969,8 @@ class FlowGRPOTrainer(BaseEstimator):
         self._p = p
         if not hasattr(self, "policy_"):
             self.policy_ = self._make_policy(p)
+            if hasattr(self.policy_, "prepare"):
+                self.policy_.prepare(p["seed"])
         K = p["branches"] if branches is None else check_positive_int(branches, "branches")
         S = check_positive_int(seeds_per_prompt, "seeds_per_prompt")
         if steps_to_branch is not None:
@@ -880,7 +1012,13 @@ class FlowGRPOTrainer(BaseEstimator):
         self._p, self.policy_ = p, policy
         probe = self._noise(2, torch_generator(12345))
         self._reward(probe, None if cond is None else cond[:1].repeat(2))
-        params = _trainable(policy.net, self.trainable)
+        if hasattr(policy, "prepare"):      # a pipeline: LoRA adapter on the user's transformer, only it trains
+            params = policy.prepare(p["seed"])
+        else:
+            params = _trainable(policy.net, self.trainable)
+        from ._tf_policy import ParamEMA
+
+        self.ema_ = None if p["ema"] is None else ParamEMA(params, p["ema"], p["ema_every"])
         opt = torch.optim.AdamW(params, lr=p["lr"], betas=(0.9, 0.999), weight_decay=p["weight_decay"])
         T = p["steps"]
         c_all = 1.0 / step_noise_scales(policy.times, p["noise_level"])[1][:T - 1].mean()
@@ -921,13 +1059,15 @@ class FlowGRPOTrainer(BaseEstimator):
             train_rows += stats["rows"]
             rec = {"update": u + 1, "reward": float(np.mean(rew)), "reward_std": float(np.std(rew)),
                    "kl": stats["kl"], "loss": stats["loss"], "clip_frac": stats["clip_frac"],
+                   "ratio_dev_first": stats["ratio_dev_first"],
                    "reward_calls": calls, "nfe": nfe, "train_rows": train_rows,
                    "seconds": time.perf_counter() - t0}
             if eval_x is not None:
                 xe = eval_x
                 ce = self._rep(cond, p["eval_n"])
-                xe, _ = self._ode_finish(xe, 0, ce)
-                rec["eval_reward"] = float(np.mean(self._reward(xe, ce)))
+                with self.ema_weights():
+                    xe, _ = self._ode_finish(xe, 0, ce)
+                    rec["eval_reward"] = float(np.mean(self._reward(xe, ce)))
             self.history_.records.append(rec)
             if callback is not None:
                 callback(self, rec)
@@ -948,11 +1088,11 @@ class FlowGRPOTrainer(BaseEstimator):
         W = torch.as_tensor(self.weights_, dtype=LP.dtype, device=LP.device)[KK]
         idx = np.nonzero(M)[0]
         if idx.size == 0:
-            return {"kl": float("nan"), "loss": 0.0, "clip_frac": 0.0, "rows": 0}
+            return {"kl": float("nan"), "loss": 0.0, "clip_frac": 0.0, "rows": 0, "ratio_dev_first": float("nan")}
         perm = np.random.default_rng(int(p["seed"]) + len(self.history_)).permutation(idx)
         parts = np.array_split(perm, p["minibatches"])
-        kls, losses, clipped = [], [], []
-        for part in parts:
+        kls, losses, clipped, first = [], [], [], []
+        for i_part, part in enumerate(parts):
             if part.size == 0:
                 continue
             opt.zero_grad(set_to_none=True)
@@ -965,14 +1105,38 @@ class FlowGRPOTrainer(BaseEstimator):
                                      reduce=p["reduce"])
                 (loss.sum() / part.size).backward()
                 kls.append(s_["kl"])
+                if i_part == 0:     # before any optimiser step of this update: on-policy, ratio = 1
+                    first.append((s_["ratio"] - 1).abs().max())
                 losses.append(loss.detach())
                 clipped.append(s_["clipped"])
             torch.nn.utils.clip_grad_norm_(params, p["grad_clip"])
             opt.step()
+            if getattr(self, "ema_", None) is not None:
+                self.ema_.step()
         return {"kl": float(torch.cat(kls).mean()), "loss": float(torch.cat(losses).mean()),
-                "clip_frac": float(torch.cat(clipped).float().mean()), "rows": int(idx.size)}
+                "clip_frac": float(torch.cat(clipped).float().mean()), "rows": int(idx.size),
+                "ratio_dev_first": float(torch.stack(first).max()) if first else float("nan")}
 
-    def sample(self, prompts=None, n=16, steps=None, sde=False, rng=0):
+    def ema_weights(self):
+        """Context manager in which the trainable parameters hold their EMA (a no-op without ``ema``).
+
+        Examples
+        --------
+        >>> from iclr26sci.nn import VelocityMLP
+        >>> from iclr26sci.generative import FlowGRPOTrainer, target_reward
+        >>> tr = FlowGRPOTrainer(VelocityMLP(2, hidden=(8,)), target_reward([1.0, 1.0]), steps=3, branches=2,
+        ...                      seeds_per_prompt=1, lr=1e-2, ema=0.9, rng=0, progress=False).fit(None, n_updates=2)
+        >>> with tr.ema_weights():
+        ...     x = tr.sample(None, n=2, ema=False).x          # the EMA parameters, swapped in by hand
+        >>> bool((x == tr.sample(None, n=2).x).all())           # sample() uses the EMA by default
+        True
+        """
+        import contextlib
+
+        ema = getattr(self, "ema_", None)
+        return contextlib.nullcontext() if ema is None else ema.swapped()
+
+    def sample(self, prompts=None, n=16, steps=None, sde=False, rng=0, ema=True):
         """Samples of the fine-tuned policy: ``n`` per prompt (prompt-major order).
 
         Parameters
@@ -988,6 +1152,8 @@ class FlowGRPOTrainer(BaseEstimator):
             Sample with the SDE policy instead of the deterministic ODE.
         rng : int, default 0
             Seed of the initial noise.
+        ema : bool, default True
+            Sample with the EMA of the trainable parameters when the trainer keeps one (``ema``).
 
         Returns
         -------
@@ -1001,6 +1167,7 @@ class FlowGRPOTrainer(BaseEstimator):
         check_is_fitted(self, "policy_", method="sample")
         n = check_positive_int(n, "n")
         sde = check_bool(sde, "sde")
+        ema = check_bool(ema, "ema")
         pol = self.policy_
         cond, _, P = self._prompts(prompts, pol)
         T = self._p["steps"] if steps is None else _check_steps(steps)
@@ -1012,7 +1179,9 @@ class FlowGRPOTrainer(BaseEstimator):
         x = self._noise(P * n, gen)
         c = self._rep(cond, n)
         traj = [x]
-        with torch.no_grad():
+        import contextlib
+
+        with torch.no_grad(), (self.ema_weights() if ema else contextlib.nullcontext()):
             for k in range(T):
                 kk = self._kidx(k, x.shape[0])
                 if sde:

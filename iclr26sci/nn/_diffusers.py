@@ -137,5 +137,77 @@ class DiffusersFlowSDE:
         return SDEStep(mean=mean, std=std, sample=nxt, t=t, dt=h, velocity=v)
 
 
+# ------------------------------------------------------------------------------------ text-to-image pipelines
+def _tiny_clip_tokenizer(max_length):
+    """A byte-level CLIP tokenizer built in memory: one token per byte (plus its end-of-word form), no merges.
+
+    It needs no vocabulary file and no download; every string tokenizes (lower-cased, as CLIP's)."""
+    from tokenizers import pre_tokenizers
+    from transformers import CLIPTokenizer
+
+    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1}
+    for suffix in ("", "</w>"):
+        for ch in sorted(pre_tokenizers.ByteLevel.alphabet()):
+            vocab[ch + suffix] = len(vocab)
+    return CLIPTokenizer(vocab=vocab, merges=[], model_max_length=int(max_length))
+
+
+def _tiny_sd3_pipeline(seed=0, width=8, latent_channels=4, sample_size=8, text_len=16):
+    """A randomly initialised, CPU-sized ``StableDiffusion3Pipeline`` built from configs (no download).
+
+    Two CLIP text encoders with projection (hidden ``width``; no T5, ``text_encoder_3=None``, which the pipeline
+    replaces by zero embeddings), an ``SD3Transformer2DModel`` with one joint block, an ``AutoencoderKL`` with
+    two levels (images of ``2 * sample_size`` pixels, latents ``(latent_channels, sample_size, sample_size)``)
+    and a ``FlowMatchEulerDiscreteScheduler(shift=3)``. The global torch RNG is left untouched."""
+    from diffusers import (AutoencoderKL, FlowMatchEulerDiscreteScheduler, SD3Transformer2DModel,
+                           StableDiffusion3Pipeline)
+    from transformers import CLIPTextConfig, CLIPTextModelWithProjection
+
+    tok = _tiny_clip_tokenizer(text_len)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed))
+
+        def text_encoder():
+            cfg = CLIPTextConfig(vocab_size=len(tok), hidden_size=width, intermediate_size=2 * width,
+                                 num_hidden_layers=1, num_attention_heads=2, max_position_embeddings=text_len,
+                                 projection_dim=width, bos_token_id=0, eos_token_id=1, pad_token_id=1)
+            return CLIPTextModelWithProjection(cfg).eval()
+
+        te1, te2 = text_encoder(), text_encoder()
+        transformer = SD3Transformer2DModel(
+            sample_size=sample_size, patch_size=2, in_channels=latent_channels, num_layers=1, attention_head_dim=8,
+            num_attention_heads=2, joint_attention_dim=2 * width, caption_projection_dim=16,
+            pooled_projection_dim=2 * width, out_channels=latent_channels, pos_embed_max_size=sample_size)
+        vae = AutoencoderKL(in_channels=3, out_channels=3, down_block_types=("DownEncoderBlock2D",) * 2,
+                            up_block_types=("UpDecoderBlock2D",) * 2, block_out_channels=(8, 8), layers_per_block=1,
+                            latent_channels=latent_channels, norm_num_groups=4, sample_size=2 * sample_size,
+                            scaling_factor=1.5305, shift_factor=0.0609)
+    pipe = StableDiffusion3Pipeline(transformer=transformer.eval(), scheduler=FlowMatchEulerDiscreteScheduler(shift=3.0),
+                                    vae=vae.eval(), text_encoder=te1, tokenizer=tok, text_encoder_2=te2,
+                                    tokenizer_2=_tiny_clip_tokenizer(text_len), text_encoder_3=None, tokenizer_3=None)
+    pipe.set_progress_bar_config(disable=True)
+    return pipe
+
+
+def _pipeline_encode(pipe, prompts, max_sequence_length):
+    """``(prompt_embeds, pooled_prompt_embeds)`` of a list of prompt strings by the pipeline's own text encoders
+    (no classifier-free-guidance pairing; no gradient)."""
+    with torch.no_grad():
+        out = pipe.encode_prompt(prompt=list(prompts), prompt_2=None, prompt_3=None,
+                                 do_classifier_free_guidance=False, max_sequence_length=int(max_sequence_length))
+    return out[0].detach(), out[2].detach()
+
+
+def _pipeline_decode(pipe, latents):
+    """Images in [0, 1], (n, 3, H, W), from SD3 latents through the pipeline's VAE (``latents / scaling_factor +
+    shift_factor``, as the pipeline does), in the VAE's dtype; no gradient."""
+    vae = pipe.vae
+    cfg = vae.config
+    z = latents.to(vae.dtype) / cfg.scaling_factor + (getattr(cfg, "shift_factor", None) or 0.0)
+    with torch.no_grad():
+        img = vae.decode(z, return_dict=False)[0]
+    return (img.float() / 2 + 0.5).clamp(0, 1)
+
+
 # keep the import used (FlowSDE shares the machinery); documented for readers
 _ = (_GaussianFlowSDE, np)
