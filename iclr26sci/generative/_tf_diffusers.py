@@ -73,7 +73,10 @@ class DiffusersPipelineModel:
     >>> m = DiffusersPipelineModel(pipe, lora_rank=4, max_sequence_length=8)
     >>> m
     DiffusersPipelineModel(StableDiffusion3Pipeline, sample_shape=(4, 8, 8), lora_rank=4)
-    >>> m.decode(m.encode(["a red square"])[0][:1, :4, :, None].expand(1, 4, 8, 8)).shape
+    >>> import torch
+    >>> m.prompt_index(["a red square", "a blue circle", "a red square"]).tolist()   # encoded once, cached
+    [0, 1, 0]
+    >>> m.decode(torch.zeros(1, 4, 8, 8)).shape                 # the VAE's images, in [0, 1]
     torch.Size([1, 3, 16, 16])
     """
 

@@ -110,3 +110,82 @@ def test_tempflow_drives_tiny_sd3_pipeline_with_cfg_lora_ema():
     s = tr2.sample(PROMPTS, n=1)
     img = tr2.policy_.fmodel.decode(s.x)
     assert img.shape == (2, 3, 16, 16) and float(img.min()) >= 0 and float(img.max()) <= 1
+
+
+def test_policy_ode_reproduces_the_pipelines_own_cfg_sampler():
+    """With the adapter at its init (B = 0) the policy's deterministic steps, from the same initial latents, give
+    the pipeline's own output latents (its encode_prompt, CFG 4.5, scheduler Euler steps), and the SDE mean is the
+    bridge step of the CFG-combined prediction."""
+    pipe = tiny_sd3_pipeline(rng=1)
+    tr = FlowGRPOTrainer.from_pipeline(pipe, brightness, lora_rank=2, guidance_scale=4.5, max_sequence_length=8,
+                                       steps=4, branches=2, seeds_per_prompt=1, rng=0, progress=False)
+    R = tr.process_rewards([PROMPTS[0]], branches=2, steps_to_branch=[1], rng=0)
+    assert R.shape == (1, 1, 1, 2) and np.all(np.isfinite(R))
+    pol = tr.policy_
+    x0 = torch.randn(1, 4, 8, 8, generator=torch.Generator().manual_seed(3))
+    ref = pipe(PROMPTS[0], num_inference_steps=4, guidance_scale=4.5, latents=x0.clone(), max_sequence_length=8,
+               output_type="latent").images
+    c = pol.check_cond(np.array(PROMPTS[:1]), 1)
+    x = x0.clone()
+    for k in range(4):
+        x = pol.ode(x, torch.full((1,), k), c)
+    torch.testing.assert_close(x, ref, atol=1e-5, rtol=1e-4)
+    # the SDE step's mean uses the guided prediction, computed here from the pipeline's own embeddings
+    pe, npe, pp, npp = pipe.encode_prompt(PROMPTS[0], None, None, do_classifier_free_guidance=True,
+                                          negative_prompt="", max_sequence_length=8)
+    ts = pol.scheduler.timesteps[:1]
+    with torch.no_grad():
+        un = pipe.transformer(hidden_states=x0, timestep=ts, encoder_hidden_states=npe, pooled_projections=npp,
+                              return_dict=False)[0]
+        co = pipe.transformer(hidden_states=x0, timestep=ts, encoder_hidden_states=pe, pooled_projections=pp,
+                              return_dict=False)[0]
+        st = pol.step(x0, torch.zeros(1, dtype=torch.long), c)
+    want = pol.bridge.step(un + 4.5 * (co - un), ts, x0, prev_sample=st.sample)
+    torch.testing.assert_close(st.mean, want.mean, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(st.log_prob(st.sample), want.log_prob(st.sample), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.bad_input("generative.DiffusersPipelineModel", "generative.tiny_sd3_pipeline",
+                       "generative.FlowGRPOTrainer")
+def test_pipeline_path_bad_input_before_any_work():
+    pipe = tiny_sd3_pipeline(rng=0)
+    ok = dict(max_sequence_length=8, steps=3, branches=2, seeds_per_prompt=1, progress=False)
+    with pytest.raises(InputError, match="pipeline"):
+        DiffusersPipelineModel(pipe.transformer)
+    with pytest.raises(InputError, match="pipeline"):
+        FlowGRPOTrainer.from_pipeline("sd3", brightness, **ok)
+    with pytest.raises(InputError, match="guidance_scale"):
+        FlowGRPOTrainer.from_pipeline(pipe, brightness, guidance_scale=0.5, **ok)
+    for r in (0, -2, 1.5, True):
+        with pytest.raises(InputError, match="lora_rank"):
+            FlowGRPOTrainer.from_pipeline(pipe, brightness, lora_rank=r, **ok)
+    with pytest.raises(InputError, match="lora_alpha"):
+        DiffusersPipelineModel(pipe, lora_alpha=-1.0)
+    with pytest.raises(InputError, match="lora_targets"):
+        DiffusersPipelineModel(pipe, lora_targets=["no_such_layer"])
+    with pytest.raises(InputError, match="max_sequence_length"):
+        DiffusersPipelineModel(pipe, max_sequence_length=0)
+    with pytest.raises(InputError, match="ema"):
+        FlowGRPOTrainer.from_pipeline(pipe, brightness, ema=1.5, **ok).fit(PROMPTS, n_updates=1)
+    with pytest.raises(InputError, match="guidance"):
+        FlowGRPOTrainer.from_pipeline(pipe, brightness, guidance=2.0, **ok)
+    with pytest.raises(InputError, match="rng"):
+        tiny_sd3_pipeline(rng=-1)
+    with pytest.raises(InputError, match="text_len"):
+        tiny_sd3_pipeline(text_len=2)
+    # a guidance below 1 given to the trainer directly, prompts that are not strings, a reward of the wrong
+    # shape: all refused before the adapter is added to the user's transformer
+    m = DiffusersPipelineModel(pipe, lora_rank=2, max_sequence_length=8)
+    with pytest.raises(InputError, match="guidance"):
+        FlowGRPOTrainer(m, brightness, guidance=0.5, **{k: v for k, v in ok.items() if k != "max_sequence_length"}
+                        ).fit(PROMPTS, n_updates=1)
+    tr = FlowGRPOTrainer.from_pipeline(pipe, brightness, **ok)
+    with pytest.raises(InputError, match="prompts"):
+        tr.fit([0, 1], n_updates=1)
+    with pytest.raises(InputError, match="prompts"):
+        tr.fit(None, n_updates=1)
+    bad = FlowGRPOTrainer.from_pipeline(pipe, lambda im, p: im.mean(dim=(2, 3)), **ok)
+    with pytest.raises(InputError, match="reward_fn"):
+        bad.fit(PROMPTS, n_updates=1)
+    assert "tempflow" not in (getattr(pipe.transformer, "peft_config", None) or {})
+    assert all(p.requires_grad for p in pipe.transformer.parameters())
