@@ -11,6 +11,11 @@ Same model (digits_flow), reward (the digits logistic regression's p(class | x))
 optimiser (AdamW, lr 3e-4), T = 10 steps, beta = 0.004, clip = 0.2.
 
     python benchmarks/bench_tempflow.py [--seeds 5] [--updates 30] [--quick]
+    python benchmarks/bench_tempflow.py --pipeline [--updates 5]
+
+``--pipeline`` times the diffusers text-to-image path instead: TempFlow-GRPO and Flow-GRPO on the tiny random SD3
+pipeline (``tiny_sd3_pipeline``; CFG 4.5, LoRA rank 4, EMA), seconds, transformer calls (NFE) and reward calls per
+update. Cost only; the random pipeline has nothing to learn.
 """
 from __future__ import annotations
 
@@ -160,13 +165,35 @@ CONFIGS = [
 ]
 
 
+def bench_pipeline(updates=5, seed=0):
+    """Wall time per update of the pipeline path (tiny random SD3 pipeline, CFG 4.5, LoRA, EMA)."""
+    from iclr26sci.generative import FlowGRPOTrainer, tiny_sd3_pipeline
+
+    def brightness(images, prompts):
+        return images.mean(dim=(1, 2, 3))
+
+    print("| mode | s / update | NFE / update | reward calls / update |")
+    print("|---|---|---|---|")
+    for mode, kw in (("tempflow", dict(branches=3, seeds_per_prompt=2)), ("flow_grpo", dict(group_size=6))):
+        tr = FlowGRPOTrainer.from_pipeline(tiny_sd3_pipeline(rng=seed), brightness, lora_rank=4, guidance_scale=4.5,
+                                           ema=0.9, max_sequence_length=8, mode=mode, steps=4, lr=1e-3, rng=seed,
+                                           progress=False, **kw)
+        tr.fit(["a red square", "a blue circle"], n_updates=updates)
+        h = tr.history_
+        print(f"| {mode} | {h['seconds'][-1] / updates:.3f} | {h['nfe'][-1] / updates:.0f} | "
+              f"{h['reward_calls'][-1] / updates:.0f} |", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
+    ap.add_argument("--pipeline", action="store_true", help="time the diffusers pipeline path (tiny SD3)")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--updates", type=int, default=30)
     ap.add_argument("--quick", action="store_true", help="2 seeds x 10 updates (smoke run)")
     ap.add_argument("--json", default=None)
     a = ap.parse_args(argv)
+    if a.pipeline:
+        return bench_pipeline(updates=min(a.updates, 10))
     if a.quick:
         a.seeds, a.updates = 2, 10
     fm, reward = setup()
