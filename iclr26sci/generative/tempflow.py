@@ -585,6 +585,10 @@ class FlowGRPOTrainer(BaseEstimator):
     policy_ : the trained policy adapter (``policy_.net`` is the fine-tuned torch module, ``policy_.model`` the
         fine-tuned flow model)
     history_ : GRPOHistory
+        Per update: rewards, KL, loss, clip fraction, ``ratio_dev_first`` (max abs(ratio - 1) at the update's first
+        optimiser step: 0 up to rounding, the on-policy check), reward calls, NFEs, rows, seconds, eval reward.
+    ema_ : ParamEMA or None
+        The EMA of the trainable parameters (``ema``); ``ema_weights()`` swaps it in.
     weights_ : numpy.ndarray (T,)
         :math:`\omega_k` used for each step (1 in the modes without weighting).
     n_updates_ : int
