@@ -126,16 +126,18 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
             z = u / h
             phi = np.exp(-0.5 * z * z)
             phi *= _INV_SQRT_2PI                  # the standard normal density (scipy.stats.norm.pdf's formula)
-            val = np.mean(u * (tau - ndtr(-z)) + h * phi) + 0.5 * np.sum(pen * b * b)
-            return val, z, phi
+            g = tau - ndtr(-z)
+            val = np.mean(u * g + h * phi) + 0.5 * np.sum(pen * b * b)
+            return val, g, phi
 
-        f, z, phi = obj(beta)
+        f, g, phi = obj(beta)
         n_iter = 0
+        S = np.empty_like(Z)
         for _ in range(self.max_iter):
             n_iter += 1
-            grad = -Z.T @ (tau - ndtr(-z)) / n + pen * beta
+            grad = -Z.T @ g / n + pen * beta
             # Hessian Z' diag(phi(z) / h) Z / n as S'S with S = Z sqrt(w): one BLAS syrk instead of a GEMM
-            S = Z * np.sqrt(phi / (h * n))[:, None]
+            np.multiply(Z, np.sqrt(phi / (h * n))[:, None], out=S)
             H = S.T @ S + np.diag(pen) + 1e-8 * np.eye(p + 1)
             try:
                 step = np.linalg.solve(H, grad)
@@ -144,12 +146,12 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
             t = 1.0
             while True:
                 nb = beta - t * step
-                nf, nz, nphi = obj(nb)
+                nf, ng, nphi = obj(nb)
                 if nf <= f - 1e-4 * t * grad @ step or t < 1e-6:
                     break
                 t *= 0.5
             beta, fold = nb, f
-            f, z, phi = nf, nz, nphi
+            f, g, phi = nf, ng, nphi
             if abs(fold - f) <= 1e-10 * max(1.0, abs(f)) or np.max(np.abs(t * step)) < 1e-9:
                 break
         self.coef_ = beta[1:]
@@ -226,7 +228,7 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
         self.mean_ = X.mean(0)
         sd = X.std(0)
         self.sd_ = np.where(sd > 0, sd, 1.0)
-        self.smooth_ = [j for j in range(d) if np.unique(X[:, j]).size > k + 1]
+        self.smooth_ = [j for j in range(d) if _more_distinct(X[:, j], k + 1)]
         self.linear_ = [j for j in range(d) if j not in self.smooth_]
         self.spl_ = None
         if self.smooth_:
@@ -249,14 +251,41 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
 
     def _transform(self, X):
         X = np.asarray(X, float)
-        parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
-        if self.spl_ is not None:
+        n = X.shape[0]
+        nl, ns = len(self.linear_), len(self.smooth_)
+        if self.spl_ is not None and not _fast_spline(self.spl_):   # general configuration: sklearn's, stacked
+            parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
             parts.append(_spline_design(self.spl_, X[:, self.smooth_]))
             parts.append((X[:, self.smooth_] - self.mean_[self.smooth_]) / self.sd_[self.smooth_])
-        return np.hstack(parts)
+            return np.hstack(parts)
+        w = self.spl_.bsplines_[0].c.shape[1] - 1 if self.spl_ is not None else 0
+        # the columns written in place: [linear | spline basis | smooth features linearly], no stacking copy
+        out = np.zeros((n, nl + ns * w + (ns if self.spl_ is not None else 0)))
+        if self.linear_:
+            np.divide(X[:, self.linear_] - self.mean_[self.linear_], self.sd_[self.linear_], out=out[:, :nl])
+        if self.spl_ is not None:
+            Xs = X[:, self.smooth_]
+            _spline_design(self.spl_, Xs, out=out, col=nl)
+            np.divide(Xs - self.mean_[self.smooth_], self.sd_[self.smooth_], out=out[:, nl + ns * w:])
+        return out
 
 
-def _spline_design(spl, X):
+def _more_distinct(x, m: int) -> bool:
+    """Whether ``x`` has more than ``m`` distinct values: decided on its first rows when they already have more
+    (a subset never has more distinct values than the whole), otherwise by ``np.unique`` on all of it."""
+    head = x[:max(64, 4 * m)]
+    if np.unique(head).size > m:
+        return True
+    return np.unique(x).size > m
+
+
+def _fast_spline(spl) -> bool:
+    """Whether :func:`_spline_design` evaluates ``spl`` in closed form (uniform cubic, no bias, dense)."""
+    return (spl.degree == 3 and spl.knots == "uniform" and not spl.include_bias
+            and not getattr(spl, "sparse_output", False) and spl.extrapolation in ("constant", "linear"))
+
+
+def _spline_design(spl, X, out=None, col=0):
     r"""``spl.transform(X)`` for a fitted cubic SplineTransformer with uniform knots and no bias column.
 
     On uniform knots ``t_j = lo + j h`` the four B-splines that are non-zero at ``x = lo + (j + u) h``,
@@ -266,21 +295,31 @@ def _spline_design(spl, X):
     evaluation per feature. Rows with a coordinate outside the knot range are passed to ``spl.transform``
     (its constant / linear extrapolation). Equal to ``spl.transform`` up to rounding (about 1e-15); any other
     configuration goes to ``spl.transform``.
+
+    With ``out`` (an (n, m) C-contiguous array of zeros) the design is written into ``out[:, col:col + D]`` and
+    ``out`` is returned. For rows in the top interval the last (dropped) basis is written first onto the
+    column of the first, which is then overwritten: no extra column is needed.
     """
     k = spl.degree
-    if (k != 3 or spl.knots != "uniform" or spl.include_bias or getattr(spl, "sparse_output", False)
-            or spl.extrapolation not in ("constant", "linear")):
-        return spl.transform(X)
+    if not _fast_spline(spl):
+        res = spl.transform(X)
+        if out is None:
+            return res
+        out[:, col:col + res.shape[1]] = res
+        return out
     X = np.asarray(X, float)
     n, d = X.shape
     ns = spl.bsplines_[0].c.shape[1]               # n_knots + 2 basis functions per feature
     nk = ns - k + 1
     w = ns - 1                                      # columns per feature without the last (bias) basis
     D = d * w
-    out = np.zeros((n, D + 1))                      # the last column collects the dropped basis
+    if out is None:
+        out = np.zeros((n, D))
+        col = 0
+    m = out.shape[1]
     flat = out.reshape(-1)
     inside = np.ones(n, bool)
-    base = np.arange(n) * (D + 1)
+    base = np.arange(n) * m + col
     for i, b in enumerate(spl.bsplines_):
         lo, hi = b.t[k], b.t[-k - 1]
         x = X[:, i]
@@ -292,18 +331,17 @@ def _spline_design(spl, X):
         u3 = u2 * u
         v = 1.0 - u
         idx = base + i * w + j
+        top = j == nk - 2
+        last = idx + 3
+        last[top] = idx[top]                        # the dropped basis: overwritten by the first just below
+        flat[last] = u3 / 6.0
         flat[idx] = v * v * v / 6.0
         flat[idx + 1] = (3.0 * u3 - 6.0 * u2 + 4.0) / 6.0
         flat[idx + 2] = (-3.0 * u3 + 3.0 * u2 + 3.0 * u + 1.0) / 6.0
-        top = j == nk - 2
-        last = idx + 3
-        last[top] = base[top] + D
-        flat[last] = u3 / 6.0
-    res = out[:, :D]
     if not inside.all():
         bad = np.flatnonzero(~inside)
-        res[bad] = spl.transform(X[bad])
-    return res
+        out[bad, col:col + D] = spl.transform(X[bad])
+    return out
 
 
 def _spline(extrapolation="constant"):
@@ -598,6 +636,29 @@ def _multi_output_ridge(model) -> bool:
             and np.ndim(last.alpha) == 0 and last.solver in ("auto", "cholesky"))
 
 
+def _ridge_fit_predict(B, W, Bte, alpha: float, fit_intercept: bool = True):
+    """scikit-learn ``Ridge(alpha).fit(B, W).predict(Bte)`` (dense, Cholesky solver) without its per-call
+    validation: centre B and W, solve :math:`(B_c^\top B_c + \alpha I) w = B_c^\top W_c` (B_c' B_c by
+    BLAS syrk), intercept :math:`\bar W - \bar B^\top w`. The same equations as scikit-learn's, equal to
+    rounding (checked against it in the tests)."""
+    from scipy import linalg
+
+    if fit_intercept:
+        b0 = B.mean(axis=0)
+        w0 = W.mean(axis=0)
+        Bc = B - b0
+        Wc = W - w0
+    else:
+        Bc, Wc = B, W
+    A = Bc.T @ Bc
+    A.flat[::A.shape[0] + 1] += alpha
+    coef = linalg.solve(A, Bc.T @ Wc, assume_a="pos", overwrite_a=True)
+    pred = Bte @ coef
+    if fit_intercept:
+        pred += w0 - b0 @ coef
+    return pred
+
+
 def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
     """The quantile and masked-mean nuisances of one arm in one fold, at every level, written into ``out``."""
     for lv in levels:
@@ -610,10 +671,9 @@ def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
         if Xa.shape[0] >= 5 and _multi_output_ridge(rm):
             # both masked means in one ridge fit with a two-column target: one Gram matrix and one
             # Cholesky factorisation serve both columns (each column's solution is the single-target one)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", category=UserWarning)
-                rm.fit(Xa, np.column_stack([WL, WU]))
-            both = rm.predict(Xte)
+            basis = rm.steps[0][1].fit(Xa)               # the arm's shared basis and designs (memo hits)
+            both = _ridge_fit_predict(basis.transform(Xa), np.column_stack([WL, WU]), basis.transform(Xte),
+                                      float(rm.steps[1][1].alpha), rm.steps[1][1].fit_intercept)
             nl_te, nu_te = both[:, 0], both[:, 1]
         else:
             nl_te, _ = _fit_predict_arm(rm, Xa, WL, Xte, np.mean)
