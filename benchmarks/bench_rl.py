@@ -111,8 +111,8 @@ def part_speed(quick):
     t_sp, _ = _cpu_best(scipy.special.softmax, 2.0 * R, axis=1)
     t_th, _ = _cpu_best(torch.softmax, 2.0 * T, 1)
     # the 1-D goal is a ratio: medians of alternating runs of the two paths
-    alt, res = _cpu_alternating({"2d": lambda: rs_advantage(R, beta=2.0), "1d": lambda: rs_advantage(flat, ids, beta=2.0)},
-                                rounds=3 if quick else 7)
+    alt, res = _cpu_alternating({"2d": lambda: rs_advantage(R, beta=2.0),
+                                 "1d": lambda: rs_advantage(flat, ids, beta=2.0)}, rounds=3 if quick else 7)
     t_1d, a_1d, t_2d_alt = alt["1d"], res["1d"], alt["2d"]
     t_f32, _ = _cpu_best(rs_advantage, T.float(), beta=2.0)
     rows = []
