@@ -21,3 +21,19 @@ def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n## {title}")
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.float_format", "{:.4g}".format):
         print(pd.DataFrame(rows).to_string(index=False))
+
+
+def env_info() -> dict:
+    """Load average (1 min), the BLAS thread count and torch's (when torch is imported): printed beside timings."""
+    import os
+    import sys
+
+    try:
+        from threadpoolctl import threadpool_info
+
+        blas = max((i.get("num_threads", 1) for i in threadpool_info()), default=1)
+    except ImportError:  # pragma: no cover
+        blas = -1
+    torch = sys.modules.get("torch")
+    th = torch.get_num_threads() if torch is not None else "-"
+    return {"load1": round(os.getloadavg()[0], 2), "threads (blas/torch)": f"{blas}/{th}"}

@@ -8,16 +8,21 @@ matrix, softmax-linear policy, both bounds with standard errors) at n = 50,000, 
 against econml's DRPolicyTree on the same data (full run only).
 
     python benchmarks/bench_causal.py [--quick]
-    python benchmarks/bench_causal.py --n 1000000 [--profile]     # the n = 10^6 target (K = 2, d = 10)
+    python benchmarks/bench_causal.py --timing                     # only the n = 50,000 timing against econml
+    python benchmarks/bench_causal.py --n 1000000 [--profile] [--with-econml]   # the n = 10^6 target (K = 2, d = 10)
 """
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 import warnings
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from iclr26sci.causal import (KallusZhouLearner, SoftmaxLinearPolicy, cross_fit_nuisances, quantile_level,
                               score_matrix, sharp_value_bounds, simulate_v1, v1_capo_bound, v1_nuisances)
@@ -99,49 +104,73 @@ def run_one(n, seed, value, unif, with_econml=True):
     return rows
 
 
-def pipeline_timing(n=50_000, d=10, seed=0, with_econml=True):
-    global D
-    d_old, D = D, d
+def _econml_fit(data, seed):
+    """econml's DRPolicyTree with the same nuisance model classes (spline + logistic, spline + ridge), 5 folds."""
+    from econml.policy import DRPolicyTree
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.pipeline import make_pipeline
+
+    from iclr26sci.causal._nuisance import AdaptiveSplineBasis
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return DRPolicyTree(model_propensity=make_pipeline(AdaptiveSplineBasis(), LogisticRegression(C=1.0)),
+                            model_regression=make_pipeline(AdaptiveSplineBasis(), Ridge(alpha=1.0)),
+                            max_depth=2, min_samples_leaf=10, cv=5, random_state=seed).fit(-data.Y, data.A, X=data.X)
+
+
+def _ours_fit(data, seed):
+    """The efficient pipeline: learner (cross-fitted nuisances at the upper level, scores, policy) + both bounds.
+    The bounds reuse the learner's nuisances (folds, propensity, upper level): only the lower level is fitted."""
+    from iclr26sci.causal import SharpPolicyLearner
+
+    c0 = time.process_time()
+    learner = SharpPolicyLearner(GAMMA, cv=5, rng=seed).fit(data)
+    c_fit = time.process_time() - c0
+    b = sharp_value_bounds(data, learner, GAMMA, cv=5, rng=seed, nuisances=learner.nuisances_)
+    return learner, b, c_fit
+
+
+def pipeline_timing(n=50_000, d=10, seed=0, with_econml=True, rounds=3):
+    """CPU time (time.process_time) of our pipeline and of econml's DRPolicyTree on the same data, the median of
+    ``rounds`` alternating runs after a small warm-up run of each (imports and first-call costs excluded)."""
+
+    from _common import env_info
+
     try:
-        data, _ = simulate_v1(n, GAMMA, law="extremal", d=d, rng=seed)
-        from iclr26sci.causal import SharpPolicyLearner
-
-        t0, c0 = time.perf_counter(), time.process_time()
-        learner = SharpPolicyLearner(GAMMA, cv=5, rng=seed).fit(data)
-        t_fit, c_fit = time.perf_counter() - t0, time.process_time() - c0
-        # the bounds reuse the learner's cross-fitted nuisances (folds, propensity, upper level): only the
-        # lower quantile level is fitted here
-        b = sharp_value_bounds(data, learner, GAMMA, cv=5, rng=seed, nuisances=learner.nuisances_)
-        t_ours, c_ours = time.perf_counter() - t0, time.process_time() - c0
-        # CPU seconds of this process: close to the unloaded wall time on a shared, loaded machine
-        rows = [{"n": n, "d": d, "method": "efficient pipeline (learner + bounds)", "time_s": t_ours,
-                 "cpu_s": c_ours, "learner_fit_cpu_s": c_fit, "bounds_cpu_s": c_ours - c_fit,
-                 "learner_fit_s": t_fit, "bounds_s": t_ours - t_fit, "upper": b.upper.value, "se": b.upper.stderr}]
-        try:
-            if not with_econml:
-                raise ImportError("skipped (--n without --with-econml)")
-            from econml.policy import DRPolicyTree
-            from sklearn.linear_model import LogisticRegression, Ridge
-            from sklearn.pipeline import make_pipeline
-
-            from iclr26sci.causal._nuisance import AdaptiveSplineBasis
-
-            t0, c0 = time.perf_counter(), time.process_time()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                DRPolicyTree(model_propensity=make_pipeline(AdaptiveSplineBasis(), LogisticRegression(C=1.0)),
-                             model_regression=make_pipeline(AdaptiveSplineBasis(), Ridge(alpha=1.0)),
-                             max_depth=2, min_samples_leaf=10, cv=5, random_state=seed).fit(-data.Y, data.A, X=data.X)
-            rows.append({"n": n, "d": d, "method": "econml DRPolicyTree (fit)", "time_s": time.perf_counter() - t0,
-                         "cpu_s": time.process_time() - c0})
-        except ImportError as exc:
+        import econml  # noqa: F401
+    except ImportError as exc:
+        if with_econml:
             print(f"econml not available ({exc}); DRPolicyTree skipped")
-        df = pd.DataFrame(rows)
-        df["time_ratio_vs_ours"] = df.time_s / t_ours
-        df["cpu_ratio_ours_vs_this"] = c_ours / df.cpu_s   # the goal: at most 2 against DRPolicyTree
-        return df
-    finally:
-        D = d_old
+        with_econml = False
+    warm, _ = simulate_v1(2000, GAMMA, law="extremal", d=d, rng=seed)
+    _ours_fit(warm, seed)
+    if with_econml:
+        _econml_fit(warm, seed)
+    data, _ = simulate_v1(n, GAMMA, law="extremal", d=d, rng=seed)
+    ours, peer, fits, walls, wpeer = [], [], [], [], []
+    for _ in range(rounds):
+        t0, c0 = time.perf_counter(), time.process_time()
+        _, b, c_fit = _ours_fit(data, seed)
+        ours.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - t0)
+        fits.append(c_fit)
+        if with_econml:
+            t0, c0 = time.perf_counter(), time.process_time()
+            _econml_fit(data, seed)
+            peer.append(time.process_time() - c0)
+            wpeer.append(time.perf_counter() - t0)
+    c_ours = float(np.median(ours))
+    row = {"n": n, "d": d, "ours": "efficient pipeline (learner + bounds)", "ours CPU s": c_ours,
+           "learner fit CPU s": float(np.median(fits)), "ours wall s": float(np.median(walls)),
+           "peer": "econml DRPolicyTree (fit)", "peer CPU s": np.nan, "peer wall s": np.nan,
+           "ratio ours/peer (CPU)": np.nan, "goal": "<= 2", "rounds": rounds,
+           "upper": b.upper.value, "se": b.upper.stderr, **env_info(),
+           "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset")}
+    if with_econml:
+        row.update({"peer CPU s": float(np.median(peer)), "peer wall s": float(np.median(wpeer)),
+                    "ratio ours/peer (CPU)": c_ours / float(np.median(peer))})
+    return pd.DataFrame([row])
 
 
 def paper_table(gammas=(2.0, 6.0, 10.0), seeds=(0, 1, 2), n_train=5000, n_test=5000):
@@ -185,13 +214,13 @@ def large_n(n, profile=False, with_econml=False, seed=0):
 
         pr = cProfile.Profile(time.process_time)     # CPU time: meaningful on a loaded machine
         pr.enable()
-        df = pipeline_timing(n=n, d=10, seed=seed, with_econml=with_econml)
+        df = pipeline_timing(n=n, d=10, seed=seed, with_econml=with_econml, rounds=1)
         pr.disable()
         pstats.Stats(pr).sort_stats("cumulative").print_stats(45)
     else:
-        df = pipeline_timing(n=n, d=10, seed=seed, with_econml=with_econml)
+        df = pipeline_timing(n=n, d=10, seed=seed, with_econml=with_econml, rounds=1)
     load1 = os.getloadavg()
-    print(df.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(df.T.to_string(header=False, float_format=lambda v: f"{v:.4f}"))
     print(f"load average after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}; peak RSS "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB", flush=True)
     return df
@@ -204,7 +233,12 @@ def main(argv=None):
                     help="only time the whole efficient pipeline at this n (K=2, d=10), e.g. --n 1000000")
     ap.add_argument("--profile", action="store_true", help="with --n: cProfile the pipeline, print the top calls")
     ap.add_argument("--with-econml", action="store_true", help="with --n: also time econml's DRPolicyTree")
+    ap.add_argument("--timing", action="store_true", help="only the n = 50,000 pipeline timing against econml")
     args = ap.parse_args(argv)
+    if args.timing:
+        df = pipeline_timing()
+        print(df.T.to_string(header=False, float_format=lambda v: f"{v:.4f}"))
+        return df
     if args.n is not None:
         return large_n(args.n, profile=args.profile, with_econml=args.with_econml)
     ns = [1000, 5000] if args.quick else [1000, 5000, 50000]
@@ -230,7 +264,7 @@ def main(argv=None):
     print(pt.to_string(float_format=lambda v: f"{v:.3f}"))
     if not args.quick:
         print("\nPipeline timing (default nuisances, 5-fold cross-fitting):")
-        print(pipeline_timing().to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        print(pipeline_timing().T.to_string(header=False, float_format=lambda v: f"{v:.4f}"))
     return agg
 
 

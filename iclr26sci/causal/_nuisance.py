@@ -21,13 +21,15 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 
 from iclr26sci.core import InputError, as_generator, progress
 
 from ._validate import (check_A, check_clip, check_cv, check_fitted, check_in_range, check_levels, check_n_features,
                         check_option, check_positive_int, check_prob_matrix, check_propensity, check_X, check_Y)
+
+_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
 __all__ = ["SmoothedQuantileRegressor", "NuisanceModels", "CrossFitNuisances", "cross_fit_nuisances",
            "make_folds"]
@@ -102,10 +104,12 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
         y = check_Y(y, "y", X.shape[0])
         n, p = X.shape
         tau = float(self.quantile)
-        Z = np.hstack([np.ones((n, 1)), X])
+        Z = np.empty((n, p + 1))
+        Z[:, 0] = 1.0
+        Z[:, 1:] = X
         pen = np.full(p + 1, self.alpha)
         pen[0] = 0.0
-        ZtZ = Z.T @ Z / n
+        ZtZ = Z.T @ Z / n                         # Z.T @ Z of one buffer: numpy calls BLAS syrk (half a GEMM)
         beta = np.linalg.solve(ZtZ + np.diag(pen) + 1e-10 * np.eye(p + 1), Z.T @ y / n)
         r = y - Z @ beta
         scale = 1.4826 * np.median(np.abs(r - np.median(r)))
@@ -117,17 +121,24 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
         beta[0] += np.quantile(r, tau)
 
         def obj(b):
+            """Objective at ``b``, with the residuals u and the standardised residuals u / h (reused by Newton)."""
             u = y - Z @ b
-            return np.mean(u * (tau - norm.cdf(-u / h)) + h * norm.pdf(u / h)) + 0.5 * np.sum(pen * b * b)
+            z = u / h
+            phi = np.exp(-0.5 * z * z)
+            phi *= _INV_SQRT_2PI                  # the standard normal density (scipy.stats.norm.pdf's formula)
+            g = tau - ndtr(-z)
+            val = np.mean(u * g + h * phi) + 0.5 * np.sum(pen * b * b)
+            return val, g, phi
 
-        f = obj(beta)
+        f, g, phi = obj(beta)
         n_iter = 0
+        S = np.empty_like(Z)
         for _ in range(self.max_iter):
             n_iter += 1
-            u = y - Z @ beta
-            w = norm.pdf(u / h) / h
-            grad = -Z.T @ (tau - norm.cdf(-u / h)) / n + pen * beta
-            H = (Z * w[:, None]).T @ Z / n + np.diag(pen) + 1e-8 * np.eye(p + 1)
+            grad = -Z.T @ g / n + pen * beta
+            # Hessian Z' diag(phi(z) / h) Z / n as S'S with S = Z sqrt(w): one BLAS syrk instead of a GEMM
+            np.multiply(Z, np.sqrt(phi / (h * n))[:, None], out=S)
+            H = S.T @ S + np.diag(pen) + 1e-8 * np.eye(p + 1)
             try:
                 step = np.linalg.solve(H, grad)
             except np.linalg.LinAlgError:  # pragma: no cover
@@ -135,12 +146,12 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
             t = 1.0
             while True:
                 nb = beta - t * step
-                nf = obj(nb)
+                nf, ng, nphi = obj(nb)
                 if nf <= f - 1e-4 * t * grad @ step or t < 1e-6:
                     break
                 t *= 0.5
             beta, fold = nb, f
-            f = nf
+            f, g, phi = nf, ng, nphi
             if abs(fold - f) <= 1e-10 * max(1.0, abs(f)) or np.max(np.abs(t * step)) < 1e-9:
                 break
         self.coef_ = beta[1:]
@@ -217,7 +228,7 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
         self.mean_ = X.mean(0)
         sd = X.std(0)
         self.sd_ = np.where(sd > 0, sd, 1.0)
-        self.smooth_ = [j for j in range(d) if np.unique(X[:, j]).size > k + 1]
+        self.smooth_ = [j for j in range(d) if _more_distinct(X[:, j], k + 1)]
         self.linear_ = [j for j in range(d) if j not in self.smooth_]
         self.spl_ = None
         if self.smooth_:
@@ -240,14 +251,41 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
 
     def _transform(self, X):
         X = np.asarray(X, float)
-        parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
-        if self.spl_ is not None:
+        n = X.shape[0]
+        nl, ns = len(self.linear_), len(self.smooth_)
+        if self.spl_ is not None and not _fast_spline(self.spl_):   # general configuration: sklearn's, stacked
+            parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
             parts.append(_spline_design(self.spl_, X[:, self.smooth_]))
             parts.append((X[:, self.smooth_] - self.mean_[self.smooth_]) / self.sd_[self.smooth_])
-        return np.hstack(parts)
+            return np.hstack(parts)
+        w = self.spl_.bsplines_[0].c.shape[1] - 1 if self.spl_ is not None else 0
+        # the columns written in place: [linear | spline basis | smooth features linearly], no stacking copy
+        out = np.zeros((n, nl + ns * w + (ns if self.spl_ is not None else 0)))
+        if self.linear_:
+            np.divide(X[:, self.linear_] - self.mean_[self.linear_], self.sd_[self.linear_], out=out[:, :nl])
+        if self.spl_ is not None:
+            Xs = X[:, self.smooth_]
+            _spline_design(self.spl_, Xs, out=out, col=nl)
+            np.divide(Xs - self.mean_[self.smooth_], self.sd_[self.smooth_], out=out[:, nl + ns * w:])
+        return out
 
 
-def _spline_design(spl, X):
+def _more_distinct(x, m: int) -> bool:
+    """Whether ``x`` has more than ``m`` distinct values: decided on its first rows when they already have more
+    (a subset never has more distinct values than the whole), otherwise by ``np.unique`` on all of it."""
+    head = x[:max(64, 4 * m)]
+    if np.unique(head).size > m:
+        return True
+    return np.unique(x).size > m
+
+
+def _fast_spline(spl) -> bool:
+    """Whether :func:`_spline_design` evaluates ``spl`` in closed form (uniform cubic, no bias, dense)."""
+    return (spl.degree == 3 and spl.knots == "uniform" and not spl.include_bias
+            and not getattr(spl, "sparse_output", False) and spl.extrapolation in ("constant", "linear"))
+
+
+def _spline_design(spl, X, out=None, col=0):
     r"""``spl.transform(X)`` for a fitted cubic SplineTransformer with uniform knots and no bias column.
 
     On uniform knots ``t_j = lo + j h`` the four B-splines that are non-zero at ``x = lo + (j + u) h``,
@@ -257,21 +295,31 @@ def _spline_design(spl, X):
     evaluation per feature. Rows with a coordinate outside the knot range are passed to ``spl.transform``
     (its constant / linear extrapolation). Equal to ``spl.transform`` up to rounding (about 1e-15); any other
     configuration goes to ``spl.transform``.
+
+    With ``out`` (an (n, m) C-contiguous array of zeros) the design is written into ``out[:, col:col + D]`` and
+    ``out`` is returned. For rows in the top interval the last (dropped) basis is written first onto the
+    column of the first, which is then overwritten: no extra column is needed.
     """
     k = spl.degree
-    if (k != 3 or spl.knots != "uniform" or spl.include_bias or getattr(spl, "sparse_output", False)
-            or spl.extrapolation not in ("constant", "linear")):
-        return spl.transform(X)
+    if not _fast_spline(spl):
+        res = spl.transform(X)
+        if out is None:
+            return res
+        out[:, col:col + res.shape[1]] = res
+        return out
     X = np.asarray(X, float)
     n, d = X.shape
     ns = spl.bsplines_[0].c.shape[1]               # n_knots + 2 basis functions per feature
     nk = ns - k + 1
     w = ns - 1                                      # columns per feature without the last (bias) basis
     D = d * w
-    out = np.zeros((n, D + 1))                      # the last column collects the dropped basis
+    if out is None:
+        out = np.zeros((n, D))
+        col = 0
+    m = out.shape[1]
     flat = out.reshape(-1)
     inside = np.ones(n, bool)
-    base = np.arange(n) * (D + 1)
+    base = np.arange(n) * m + col
     for i, b in enumerate(spl.bsplines_):
         lo, hi = b.t[k], b.t[-k - 1]
         x = X[:, i]
@@ -283,18 +331,17 @@ def _spline_design(spl, X):
         u3 = u2 * u
         v = 1.0 - u
         idx = base + i * w + j
+        top = j == nk - 2
+        last = idx + 3
+        last[top] = idx[top]                        # the dropped basis: overwritten by the first just below
+        flat[last] = u3 / 6.0
         flat[idx] = v * v * v / 6.0
         flat[idx + 1] = (3.0 * u3 - 6.0 * u2 + 4.0) / 6.0
         flat[idx + 2] = (-3.0 * u3 + 3.0 * u2 + 3.0 * u + 1.0) / 6.0
-        top = j == nk - 2
-        last = idx + 3
-        last[top] = base[top] + D
-        flat[last] = u3 / 6.0
-    res = out[:, :D]
     if not inside.all():
         bad = np.flatnonzero(~inside)
-        res[bad] = spl.transform(X[bad])
-    return res
+        out[bad, col:col + D] = spl.transform(X[bad])
+    return out
 
 
 def _spline(extrapolation="constant"):
@@ -576,6 +623,42 @@ def _fit_predict_arm(model, Xtr, ytr, Xte, fallback):
     return model.predict(Xte), model.predict(Xtr)
 
 
+def _multi_output_ridge(model) -> bool:
+    """Whether ``model`` is the basis preset's regression (spline basis + scikit-learn ``Ridge``), which fits
+    several targets at once with exactly the per-target solutions."""
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(model, Pipeline) or len(model.steps) != 2:
+        return False
+    basis, last = model.steps[0][1], model.steps[1][1]
+    return (type(basis) is AdaptiveSplineBasis and type(last) is Ridge
+            and np.ndim(last.alpha) == 0 and last.solver in ("auto", "cholesky"))
+
+
+def _ridge_fit_predict(B, W, Bte, alpha: float, fit_intercept: bool = True):
+    """scikit-learn ``Ridge(alpha).fit(B, W).predict(Bte)`` (dense, Cholesky solver) without its per-call
+    validation: centre B and W, solve :math:`(B_c^\top B_c + \alpha I) w = B_c^\top W_c` (B_c' B_c by
+    BLAS syrk), intercept :math:`\bar W - \bar B^\top w`. The same equations as scikit-learn's, equal to
+    rounding (checked against it in the tests)."""
+    from scipy import linalg
+
+    if fit_intercept:
+        b0 = B.mean(axis=0)
+        w0 = W.mean(axis=0)
+        Bc = B - b0
+        Wc = W - w0
+    else:
+        Bc, Wc = B, W
+    A = Bc.T @ Bc
+    A.flat[::A.shape[0] + 1] += alpha
+    coef = linalg.solve(A, Bc.T @ Wc, assume_a="pos", overwrite_a=True)
+    pred = Bte @ coef
+    if fit_intercept:
+        pred += w0 - b0 @ coef
+    return pred
+
+
 def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
     """The quantile and masked-mean nuisances of one arm in one fold, at every level, written into ``out``."""
     for lv in levels:
@@ -584,8 +667,17 @@ def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
         below = Ya <= q_tr
         WL = np.where(below, Ya - q_tr, 0.0)
         WU = np.where(below, 0.0, Ya - q_tr)
-        nl_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WL, Xte, np.mean)
-        nu_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WU, Xte, np.mean)
+        rm = nm.make("regression", seed=seed)
+        if Xa.shape[0] >= 5 and _multi_output_ridge(rm):
+            # both masked means in one ridge fit with a two-column target: one Gram matrix and one
+            # Cholesky factorisation serve both columns (each column's solution is the single-target one)
+            basis = rm.steps[0][1].fit(Xa)               # the arm's shared basis and designs (memo hits)
+            both = _ridge_fit_predict(basis.transform(Xa), np.column_stack([WL, WU]), basis.transform(Xte),
+                                      float(rm.steps[1][1].alpha), rm.steps[1][1].fit_intercept)
+            nl_te, nu_te = both[:, 0], both[:, 1]
+        else:
+            nl_te, _ = _fit_predict_arm(rm, Xa, WL, Xte, np.mean)
+            nu_te, _ = _fit_predict_arm(nm.make("regression", seed=seed), Xa, WU, Xte, np.mean)
         q, nl, nu = out[lv]
         q[te, a] = q_te
         # masked means have known signs: nu_L <= 0 <= nu_U

@@ -134,9 +134,17 @@ def flat(r: np.ndarray, group_ids, beta: float, lims: tuple[float, float] | None
     k = hi - lo + 1
     counts = np.bincount(key, minlength=k)
     lo_r, hi_r = bounds(r) if lims is None else lims
-    out = np.multiply(r, beta)
-    out -= beta * hi_r if beta > 0 else beta * lo_r    # global shift max(beta r): nothing overflows
-    _exp(out)
+    shift = beta * hi_r if beta > 0 else beta * lo_r   # global shift max(beta r): nothing overflows
+    if torch is not None:                                # one fused pass: out = beta r - shift, then exp
+        out = np.empty_like(r)
+        ot = torch.from_numpy(out)
+        torch.add(torch.tensor(-shift, dtype=torch.float64), torch.from_numpy(np.ascontiguousarray(r)),
+                  alpha=beta, out=ot)
+        torch.exp(ot, out=ot)
+    else:
+        out = np.multiply(r, beta)
+        out -= shift
+        np.exp(out, out=out)
     mean = np.bincount(key, weights=out, minlength=k)
     mean /= np.maximum(counts, 1)
     # a group far below the global maximum (mean < e^-30) may have lost digits to underflow:
@@ -153,16 +161,22 @@ def flat(r: np.ndarray, group_ids, beta: float, lims: tuple[float, float] | None
         sums = np.bincount(ks, weights=z, minlength=k)
         out[sel] = z
         mean[low] = sums[low] / counts[low]
-    mean *= beta                                  # A = e / (beta mean) - 1/beta: two passes per block
+    mean *= beta                                  # A = e / (beta mean) - 1/beta
     inv = -1.0 / beta
     buf = np.empty(min(n, _BLOCK))
+    if torch is not None:                         # one fused pass per block: o = o / b + inv
+        ot, bt = torch.from_numpy(out), torch.from_numpy(buf)
+        it = torch.tensor(inv, dtype=torch.float64)
     for a in range(0, n, _BLOCK):
         o = out[a:a + _BLOCK]
         b = buf[:o.size]
         np.take(mean, key[a:a + _BLOCK], out=b, mode="wrap")   # keys are in [0, k): 'wrap' is a no-op that
                                                               # skips the bounds-checked, buffered 'raise' mode
-        o /= b
-        o += inv
+        if torch is not None:
+            torch.addcdiv(it, ot[a:a + _BLOCK], bt[:o.size], out=ot[a:a + _BLOCK])
+        else:
+            o /= b
+            o += inv
     if np.any(counts == 1):                       # singleton groups get 0
         out[counts[key] == 1] = 0.0
     return out
