@@ -674,7 +674,8 @@ class SharpPolicyLearner(BaseEstimator):
         cv = int(min(check_cv(self.cv), np.bincount(Ac, minlength=K).min()))
         vb = sharp_value_bounds(data, self, self.gamma, outcome=self.outcome, cv=max(cv, 2), nuisance=self.nuisance,
                                 estimator="efficient", propensity=propensity,
-                                propensity_clip=self.propensity_clip, rng=_fixed_seed(resolve_rng(self.rng, self.random_state)))
+                                propensity_clip=self.propensity_clip,
+                                rng=_fixed_seed(resolve_rng(self.rng, self.random_state)))
         return float(-vb.upper.value) if self.outcome == "loss" else float(vb.lower.value)
 
 

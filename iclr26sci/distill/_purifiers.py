@@ -978,7 +978,8 @@ class RandomTeacher(BaseEstimator):
     def purify(self, data) -> PurifiedData:
         """A uniformly drawn teacher's rationale per question."""
         data = _check_data(data)
-        return _select(data, as_generator(resolve_rng(self.rng, self.random_state, default=0)).integers(0, data.K, data.n), "random_teacher")
+        gen = as_generator(resolve_rng(self.rng, self.random_state, default=0))
+        return _select(data, gen.integers(0, data.K, data.n), "random_teacher")
 
 
 class OraclePurifier(BaseEstimator):
