@@ -26,7 +26,8 @@ import hashlib
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, check_bool, check_is_fitted, check_option, check_positive_int, resolve_rng
+from iclr26sci.core import (InputError, check_bool, check_is_fitted, check_option, check_positive_int,
+                            clone_keeping_fitted, resolve_rng)
 
 from ._base import _check_callable, _check_images, _check_pool, _embed
 from ._stimuli import _whitened_pca
@@ -199,6 +200,8 @@ class FlowGenerator(BaseEstimator):
     >>> gen(np.zeros((2, 2)), rng=0).shape
     (2, 3, 3)
     """
+
+    __sklearn_clone__ = clone_keeping_fitted     # a clone keeps the fitted embedder
 
     def __init__(self, embedder, *, arch="mlp", hidden=(256, 256, 256), base=32, epochs=200, batch_size=128,
                  lr=2e-3, steps=20, solver="heun", cache=True, rng=0,
