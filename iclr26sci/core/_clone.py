@@ -1,6 +1,8 @@
 """scikit-learn cloning for estimators whose constructor takes other, already fitted, estimators."""
 from __future__ import annotations
 
+from ._errors import InputError
+
 __all__ = ["clone_keeping_fitted"]
 
 
@@ -46,6 +48,9 @@ def clone_keeping_fitted(estimator):
     >>> gen.embedder is emb, hasattr(clone(emb), "components_")
     (True, False)
     """
+    if isinstance(estimator, type) or not callable(getattr(estimator, "get_params", None)):
+        raise InputError("estimator", f"got {type(estimator).__name__}",
+                         "a scikit-learn estimator instance (with get_params)")
     from sklearn.base import clone
 
     params = {k: v if _is_fitted_estimator(v) else clone(v, safe=False)
