@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, NotFittedError, check_bool, check_option
+from iclr26sci.core import InputError, NotFittedError, check_bool, check_option, clone_keeping_fitted
 
 from ._linalg import block_diag, coral_map, diag_blocks
 from ._stats import SourceStats, _device, ensure_eval, features_2d, model_signature, resolve_modules, restore, to_batch
@@ -162,6 +162,8 @@ class PEAAdapter(BaseEstimator):
     >>> logits.shape, pea.n_forward_, pea.n_backward_, len(pea.history_)
     (torch.Size([16, 3]), 2, 0, 1)
     """
+
+    __sklearn_clone__ = clone_keeping_fitted     # a clone keeps the fitted source statistics
 
     def __init__(self, model, stats, *, microbatch_variants=False, batch_views=True, one_pass=False, alignment="coral",
                  momentum=0.02,

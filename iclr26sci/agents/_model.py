@@ -7,10 +7,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range, check_is_fitted, check_option,
-                            check_positive_int, progress)
+                            check_positive_int, progress, resolve_rng)
 
 from ._bench import PairSet
-from ._checks import check_device, check_device_name, check_rng
+from ._checks import check_device, check_device_name
 from ._workflow import Workflow, hash_embed
 
 __all__ = ["MultiViewWorkflowEncoder", "AgenticPredictor", "pretrain", "PretrainedEncoder", "GraphBaseline"]
@@ -415,7 +415,7 @@ class _PairModel(BaseEstimator):
         check_in_range(getattr(self, "calibration_fraction", 0.2), "calibration_fraction", 0.0, 1.0,
                        low_open=True, high_open=True)
         check_device_name(self.device, "device")
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state)
 
     def _fit_loop(self, model, score, pairs, validation, gen):
         import torch
@@ -512,7 +512,7 @@ class _PairModel(BaseEstimator):
                               low_open=True, high_open=True)
         self._device = _device(self.device)
         pairs = pairs.head(label_ratio)
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state))
         self.temperature_ = 1.0
         cal = None
         if calibration == "temperature":
@@ -628,6 +628,9 @@ class AgenticPredictor(_PairModel):
         BCE training (released 200, 512, 1e-4, 5e-4).
     rng : seed or numpy.random.Generator, optional
         Initialisation and batch order.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
     device : str or torch.device, optional
         Where the model is trained and evaluated (default the CPU; e.g. ``"cuda"``). Features are built on the
         CPU and moved per batch.
@@ -649,7 +652,8 @@ class AgenticPredictor(_PairModel):
     """
 
     def __init__(self, encoder=None, hidden=512, n_mlplayers=2, dropout=0.5, epochs=200, batch_size=512, lr=1e-4,
-                 weight_decay=5e-4, rng=None, device=None, calibration=None, calibration_fraction=0.2):
+                 weight_decay=5e-4, rng=None, device=None, calibration=None, calibration_fraction=0.2,
+                 random_state=None):
         self.encoder = encoder
         self.hidden = hidden
         self.n_mlplayers = n_mlplayers
@@ -659,6 +663,7 @@ class AgenticPredictor(_PairModel):
         self.lr = lr
         self.weight_decay = weight_decay
         self.rng = rng
+        self.random_state = random_state
         self.device = device
         self.calibration = calibration
         self.calibration_fraction = calibration_fraction
@@ -726,7 +731,7 @@ class GraphBaseline(_PairModel):
         Width (FLORA uses 512; multiple of 8).
     n_layers : int
         Message-passing layers (FLORA uses 2).
-    dropout, epochs, batch_size, lr, weight_decay, rng, device, calibration, calibration_fraction
+    dropout, epochs, batch_size, lr, weight_decay, rng, device, calibration, calibration_fraction, random_state
         As in :class:`AgenticPredictor`.
     text_encoder : {"minilm", "hash"}
         Featuriser of node prompts and tasks.
@@ -744,7 +749,7 @@ class GraphBaseline(_PairModel):
 
     def __init__(self, kind="gcn", hidden=512, n_layers=2, dropout=0.5, epochs=200, batch_size=512, lr=1e-4,
                  weight_decay=5e-4, text_encoder="minilm", dim=384, rng=None, device=None, calibration=None,
-                 calibration_fraction=0.2):
+                 calibration_fraction=0.2, random_state=None):
         self.kind = kind
         self.hidden = hidden
         self.n_layers = n_layers
@@ -756,6 +761,7 @@ class GraphBaseline(_PairModel):
         self.text_encoder = text_encoder
         self.dim = dim
         self.rng = rng
+        self.random_state = random_state
         self.device = device
         self.calibration = calibration
         self.calibration_fraction = calibration_fraction

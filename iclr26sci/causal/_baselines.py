@@ -5,7 +5,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import softmax
 
-from iclr26sci.core import Estimate, InputError, progress
+from iclr26sci.core import Estimate, InputError, progress, resolve_rng
 
 from ._msm import ipw_scores
 from ._nuisance import NuisanceModels, cross_fit_nuisances
@@ -143,6 +143,9 @@ class KallusZhouLearner(_PolicyBase):
         If True, ``predict_proba`` returns the one-hot argmax.
     rng : None, int or numpy Generator
         Seed.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -170,7 +173,7 @@ class KallusZhouLearner(_PolicyBase):
 
     def __init__(self, gamma: float = 2.0, baseline=None, outcome: str = "loss", cv: int = 5, nuisance=None,
                  lr: float = 0.05, n_iter: int = 300, l2: float = 1e-6, n_restarts: int = 2,
-                 deterministic: bool = False, rng=None):
+                 deterministic: bool = False, rng=None, random_state=None):
         self.n_restarts = n_restarts
         self.gamma = gamma
         self.baseline = baseline
@@ -182,6 +185,7 @@ class KallusZhouLearner(_PolicyBase):
         self.l2 = l2
         self.deterministic = deterministic
         self.rng = rng
+        self.random_state = random_state
 
     def _design(self, X):
         return np.hstack([np.ones((X.shape[0], 1)), (X - self.mean_) / self.scale_])
@@ -211,7 +215,7 @@ class KallusZhouLearner(_PolicyBase):
             if propensity.min() <= 0:
                 raise InputError("propensity", "has zero entries (an inverse propensity weight would be infinite)",
                                  "propensities in (0, 1]")
-        seed = _seed(self.rng)
+        seed = _seed(resolve_rng(self.rng, self.random_state))
         if propensity is None:
             e = cross_fit_nuisances(X, A, Y, K, [], cv=cv, nuisance=nm, rng=seed).e
         else:

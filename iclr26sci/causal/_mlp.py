@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from iclr26sci.core import InputError, as_generator, progress, torch_generator
+from iclr26sci.core import InputError, as_generator, progress, resolve_rng, torch_generator
 
 from ._policy import _PolicyBase
 from ._validate import (check_bool, check_fitted, check_in_range, check_n_features, check_option,
@@ -266,6 +266,9 @@ class MLPPolicy(_PolicyBase):
         Hidden layer widths (the paper: (64, 32)).
     rng : None, int or numpy Generator
         Seed.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -281,7 +284,7 @@ class MLPPolicy(_PolicyBase):
     _fitted_attr = "net_"
 
     def __init__(self, deterministic=False, lr=1e-3, batch_size=64, max_epochs=300, patience=10,
-                 val_fraction=0.2, hidden=(64, 32), rng=None):
+                 val_fraction=0.2, hidden=(64, 32), rng=None, random_state=None):
         self.deterministic = deterministic
         self.lr = lr
         self.batch_size = batch_size
@@ -290,6 +293,7 @@ class MLPPolicy(_PolicyBase):
         self.val_fraction = val_fraction
         self.hidden = hidden
         self.rng = rng
+        self.random_state = random_state
 
     def _validate_params(self):
         check_bool(self.deterministic, "deterministic")
@@ -306,7 +310,7 @@ class MLPPolicy(_PolicyBase):
         self.sc_ = _Scaler().fit(X)
         Gs = G - G.mean(axis=1, keepdims=True)
         Gs = Gs / (float(np.std(Gs)) or 1.0)
-        seed = int(as_generator(self.rng).integers(2**31 - 1))
+        seed = int(as_generator(resolve_rng(self.rng, self.random_state)).integers(2**31 - 1))
         torch.manual_seed(seed)
 
         def lf(net, x, g):

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, as_generator, check_array, progress
+from iclr26sci.core import InputError, as_generator, check_array, progress, resolve_rng
 
 from ._validate import (check_bool, check_fitted, check_in_range, check_matrix, check_n_features,
                         check_nonneg_int, check_positive_int, check_X)
@@ -286,6 +286,9 @@ class SoftmaxLinearPolicy(_PolicyBase):
         Largest number of L-BFGS iterations per start.
     rng : None, int or numpy Generator
         Seed of the random restarts.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -310,12 +313,13 @@ class SoftmaxLinearPolicy(_PolicyBase):
     """
 
     def __init__(self, l2: float = 1e-4, deterministic: bool = False, n_restarts: int = 1, max_iter: int = 500,
-                 rng=None):
+                 rng=None, random_state=None):
         self.l2 = l2
         self.deterministic = deterministic
         self.n_restarts = n_restarts
         self.max_iter = max_iter
         self.rng = rng
+        self.random_state = random_state
 
     def _design(self, X):
         return np.hstack([np.ones((X.shape[0], 1)), (X - self.mean_) / self.scale_])
@@ -354,7 +358,7 @@ class SoftmaxLinearPolicy(_PolicyBase):
             grad[1:] += lam * W[1:]
             return obj, grad.ravel()
 
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state))
         # noisy (e.g. one-step) scores make the per-unit argmin a poor start: also start from the
         # classification reduction on scores smoothed by a spline regression on x
         starts = [np.zeros(p * K), self._warm_start(Z, Gs), self._warm_start(Z, Gsm)]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import Estimate, InputError, ObservationalData, as_generator, progress
+from iclr26sci.core import Estimate, InputError, ObservationalData, as_generator, progress, resolve_rng
 
 from ._msm import (CITATION, dm_scores, dr_scores, efficient_scores, ipw_scores, plugin_scores, quantile_level)
 from ._nuisance import CrossFitNuisances, NuisanceModels, cross_fit_nuisances
@@ -514,6 +514,9 @@ class SharpPolicyLearner(BaseEstimator):
         Clipping level of the estimated propensities.
     rng : None, int or numpy Generator
         Seed of the folds, the nuisance models and the policy optimiser.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -544,7 +547,8 @@ class SharpPolicyLearner(BaseEstimator):
 
     def __init__(self, gamma: float = 2.0, policy_class="logistic", cv: int = 5, nuisance=None,
                  estimator: str = "efficient", quantile_term_sign: int = 1, outcome: str = "loss",
-                 deterministic: bool = False, policy_params=None, propensity_clip: float = 0.01, rng=None):
+                 deterministic: bool = False, policy_params=None, propensity_clip: float = 0.01, rng=None,
+                 random_state=None):
         self.gamma = gamma
         self.policy_class = policy_class
         self.cv = cv
@@ -556,6 +560,7 @@ class SharpPolicyLearner(BaseEstimator):
         self.policy_params = policy_params
         self.propensity_clip = propensity_clip
         self.rng = rng
+        self.random_state = random_state
 
     def fit(self, X, A=None, Y=None, *, propensity=None):
         """Fit the nuisances, the score matrix and the policy.
@@ -601,7 +606,7 @@ class SharpPolicyLearner(BaseEstimator):
             data = ObservationalData(*data)
         X, A, Y, K, names = _coerce_data(data, min_per_arm=cv)
         propensity = check_propensity(propensity, X.shape[0], K)
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state))
         pol = make_policy(self.policy_class, deterministic, self.policy_params, rng=_seed(gen))
         arm_names = data.arm_names if isinstance(data, ObservationalData) else None
         L = sgn * Y
@@ -669,7 +674,8 @@ class SharpPolicyLearner(BaseEstimator):
         cv = int(min(check_cv(self.cv), np.bincount(Ac, minlength=K).min()))
         vb = sharp_value_bounds(data, self, self.gamma, outcome=self.outcome, cv=max(cv, 2), nuisance=self.nuisance,
                                 estimator="efficient", propensity=propensity,
-                                propensity_clip=self.propensity_clip, rng=_fixed_seed(self.rng))
+                                propensity_clip=self.propensity_clip,
+                                rng=_fixed_seed(resolve_rng(self.rng, self.random_state)))
         return float(-vb.upper.value) if self.outcome == "loss" else float(vb.lower.value)
 
 

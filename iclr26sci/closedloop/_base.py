@@ -28,7 +28,7 @@ from typing import Any, Callable
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, check_array, check_in_range, check_positive_int
+from iclr26sci.core import InputError, check_array, check_in_range, check_positive_int, clone_keeping_fitted
 
 __all__ = ["BlackBoxStimulusOptimizer", "LoopResult", "run_loop"]
 
@@ -147,6 +147,8 @@ class BlackBoxStimulusOptimizer(BaseEstimator):
     """
 
     # ---- subclass hooks
+    __sklearn_clone__ = clone_keeping_fitted     # a clone keeps the fitted embedder and generator
+
     def _check_params(self):
         """Validate the constructor's arguments (subclasses: called by ``__init__`` and again by ``_start``)."""
         raise InputError("optimizer", "is the abstract BlackBoxStimulusOptimizer",

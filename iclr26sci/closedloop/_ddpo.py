@@ -34,9 +34,9 @@ import math
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_in_range, check_positive_int, resolve_rng
 
-from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_pool, _check_rng, _embed
+from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_pool, _embed
 
 __all__ = ["DDPOLite"]
 
@@ -70,6 +70,9 @@ class DDPOLite(BlackBoxStimulusOptimizer):
     grad_clip : float > 0, default 1.0
         Gradient-norm clip.
     rng : int or Generator, optional
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -91,7 +94,7 @@ class DDPOLite(BlackBoxStimulusOptimizer):
 
     def __init__(self, embedder, generator, pool, *, batch_size=4, lr=1e-3, steps=8, noise_level=0.7,
                  clip_range=1e-4, adv_clip_max=5.0, timestep_fraction=1.0, weight_decay=0.0, grad_clip=1.0,
-                 rng=None):
+                 rng=None, random_state=None):
         self.embedder = embedder
         self.generator = generator
         self.pool = pool
@@ -105,6 +108,7 @@ class DDPOLite(BlackBoxStimulusOptimizer):
         self.weight_decay = weight_decay
         self.grad_clip = grad_clip
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -129,7 +133,7 @@ class DDPOLite(BlackBoxStimulusOptimizer):
                 raise InputError(name, "is infinite", "a finite number")
             vals[name] = v
         self._v = vals
-        self._rng = as_generator(_check_rng(self.rng))
+        self._rng = as_generator(resolve_rng(self.rng, self.random_state))
 
     def _start(self):
         import torch

@@ -26,7 +26,8 @@ import hashlib
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, check_bool, check_is_fitted, check_option, check_positive_int
+from iclr26sci.core import (InputError, check_bool, check_is_fitted, check_option, check_positive_int,
+                            clone_keeping_fitted, resolve_rng)
 
 from ._base import _check_callable, _check_images, _check_pool, _embed
 from ._stimuli import _whitened_pca
@@ -174,6 +175,9 @@ class FlowGenerator(BaseEstimator):
         Keep the trained network in :func:`~iclr26sci.nn.cache_dir` (key: pool, embeddings, settings, seed).
     rng : int >= 0, default 0
         Training seed.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -197,8 +201,11 @@ class FlowGenerator(BaseEstimator):
     (2, 3, 3)
     """
 
+    __sklearn_clone__ = clone_keeping_fitted     # a clone keeps the fitted embedder
+
     def __init__(self, embedder, *, arch="mlp", hidden=(256, 256, 256), base=32, epochs=200, batch_size=128,
-                 lr=2e-3, steps=20, solver="heun", cache=True, rng=0):
+                 lr=2e-3, steps=20, solver="heun", cache=True, rng=0,
+                 random_state=None):
         self.embedder = embedder
         self.arch = arch
         self.hidden = hidden
@@ -210,6 +217,7 @@ class FlowGenerator(BaseEstimator):
         self.solver = solver
         self.cache = cache
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -225,7 +233,7 @@ class FlowGenerator(BaseEstimator):
         check_positive_int(self.steps, "steps")
         check_option(self.solver, "solver", ["euler", "heun", "midpoint"])
         check_bool(self.cache, "cache")
-        check_positive_int(self.rng, "rng", minimum=0)
+        check_positive_int(resolve_rng(self.rng, self.random_state, default=0), "rng", minimum=0)
         if isinstance(self.hidden, (str, bytes)) or not hasattr(self.hidden, "__iter__") or not len(self.hidden):
             raise InputError("hidden", f"got {self.hidden!r}", "a tuple of positive layer widths")
         for h in self.hidden:
@@ -257,7 +265,7 @@ class FlowGenerator(BaseEstimator):
         check_positive_int(self.steps, "steps")
         check_option(self.solver, "solver", ["euler", "heun", "midpoint"])
         cache = check_bool(self.cache, "cache")
-        seed = check_positive_int(self.rng, "rng", minimum=0)
+        seed = check_positive_int(resolve_rng(self.rng, self.random_state, default=0), "rng", minimum=0)
         try:
             hidden = tuple(check_positive_int(h, "hidden") for h in self.hidden)
         except TypeError:

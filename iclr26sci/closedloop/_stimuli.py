@@ -18,9 +18,10 @@ as the embedding.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_is_fitted, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_in_range, check_is_fitted, check_positive_int,
+                            clone_keeping_fitted)
 
 from ._base import _check_images, _check_pool
 
@@ -41,7 +42,7 @@ def _whitened_pca(X, d, what="features"):
     return mean, Vt[:d], sc, S
 
 
-class PCAEmbedder(BaseEstimator):
+class PCAEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Whitened PCA embedding of images, fitted on a pool: :math:`z = \Lambda^{-1/2} V^\top (x - \bar x)`.
 
     Parameters
@@ -55,6 +56,11 @@ class PCAEmbedder(BaseEstimator):
         :math:`\bar x`, :math:`V^\top` (d, p) and :math:`\Lambda^{1/2}` (d,).
     residual_std_ : float
         Root-mean-square pixel residual of the pool after projection (the detail the embedding drops).
+    n_features_in_ : int
+        Pixels per image (the features of the flattened pool).
+
+    It is a scikit-learn transformer: ``fit_transform``, ``get_feature_names_out`` (``pcaembedder0``, ...)
+    and a place in a ``Pipeline`` on tabular rows (an image of shape ``(p,)``).
 
     Examples
     --------
@@ -65,14 +71,16 @@ class PCAEmbedder(BaseEstimator):
     >>> z = emb(pool)
     >>> z.shape, bool(np.allclose(z.std(axis=0), 1.0))
     ((50, 3), True)
+    >>> PCAEmbedder(2).fit_transform(pool).shape, PCAEmbedder(2).fit(pool).get_feature_names_out().tolist()
+    ((50, 2), ['pcaembedder0', 'pcaembedder1'])
     """
 
     def __init__(self, n_components=16):
         self.n_components = n_components
         check_positive_int(n_components, "n_components")
 
-    def fit(self, pool):
-        """Fit the PCA on a pool of images (n, *image_shape).
+    def fit(self, pool, y=None):
+        """Fit the PCA on a pool of images (n, *image_shape); ``y`` is ignored (scikit-learn's signature).
 
         Examples
         --------
@@ -84,7 +92,9 @@ class PCAEmbedder(BaseEstimator):
         d = check_positive_int(self.n_components, "n_components")
         X = pool.reshape(len(pool), -1)
         self.image_shape_ = tuple(pool.shape[1:])
+        self.n_features_in_ = X.shape[1]
         self.mean_, self.components_, self.scales_, S = _whitened_pca(X, d, "pixels")
+        self._n_features_out = d
         Vt = self.components_
         recon = (X - self.mean_) @ Vt[:d].T @ Vt[:d] + self.mean_
         self.residual_std_ = float(np.sqrt(np.mean((X - recon) ** 2)))
@@ -144,6 +154,8 @@ class PCAGenerator(BaseEstimator):
     >>> gen(np.zeros((2, 3)), rng=0).shape
     (2, 4, 4)
     """
+
+    __sklearn_clone__ = clone_keeping_fitted     # a clone keeps the fitted embedder
 
     def __init__(self, embedder, noise=0.5):
         self.embedder = embedder

@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int
+from iclr26sci.core import InputError, as_generator, check_in_range, check_option, check_positive_int, resolve_rng
 
-from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_generated, _check_pool, _check_rng, _embed
+from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_generated, _check_pool, _embed
 from ._checks import check_device, check_device_name
 
 __all__ = ["RandomPool", "GreedyRetrieval", "GPUCB", "BoTorchUCB", "CMAES"]
@@ -43,6 +43,9 @@ class RandomPool(BlackBoxStimulusOptimizer):
         Candidate images.
     rng : int or Generator, optional
         Seed.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -53,14 +56,15 @@ class RandomPool(BlackBoxStimulusOptimizer):
     5
     """
 
-    def __init__(self, pool, *, rng=None):
+    def __init__(self, pool, *, rng=None, random_state=None):
         self.pool = pool
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
         self.pool_ = _check_pool(self.pool)
-        self._rng = as_generator(_check_rng(self.rng))
+        self._rng = as_generator(resolve_rng(self.rng, self.random_state))
 
     def _start(self):
         self._check_params()
@@ -93,6 +97,9 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
     top_k : int, default 20
         Neighbourhood size; at most the pool size.
     rng : int or Generator, optional
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -104,12 +111,13 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
     15
     """
 
-    def __init__(self, embedder, pool, *, n_init=10, top_k=20, rng=None):
+    def __init__(self, embedder, pool, *, n_init=10, top_k=20, rng=None, random_state=None):
         self.embedder = embedder
         self.pool = pool
         self.n_init = n_init
         self.top_k = top_k
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -120,7 +128,7 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
         if self._top_k > len(self.pool_):
             raise InputError("top_k", f"is {self._top_k} but the pool has {len(self.pool_)} images",
                              "top_k <= the number of pool images")
-        self._rng = as_generator(_check_rng(self.rng))
+        self._rng = as_generator(resolve_rng(self.rng, self.random_state))
 
     def _start(self):
         self._check_params()
@@ -155,7 +163,8 @@ class GreedyRetrieval(BlackBoxStimulusOptimizer):
 
 class _UCBBase(BlackBoxStimulusOptimizer):
     def __init__(self, embedder, pool, *, generator=None, kappa=2.5, n_init=10, space="pool", n_candidates=512,
-                 batch=1, fit_every=1, fit_iters=None, device="cpu", rng=None):
+                 batch=1, fit_every=1, fit_iters=None, device="cpu", rng=None,
+                 random_state=None):
         self.embedder = embedder
         self.pool = pool
         self.generator = generator
@@ -168,6 +177,7 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self.fit_iters = fit_iters
         self.device = device
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -185,7 +195,7 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self._fit_every = check_positive_int(self.fit_every, "fit_every")
         self._fit_iters = None if self.fit_iters is None else check_positive_int(self.fit_iters, "fit_iters")
         check_device_name(self.device, "device", allow_none=False)
-        self._rng = as_generator(_check_rng(self.rng))
+        self._rng = as_generator(resolve_rng(self.rng, self.random_state))
 
     def _start(self):
         self._check_params()
@@ -280,6 +290,9 @@ class GPUCB(_UCBBase):
     device : str, default "cpu"
         Torch device.
     rng : int or Generator, optional
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -436,6 +449,9 @@ class CMAES(BlackBoxStimulusOptimizer):
     popsize : int >= 2, default 8
     sigma0 : float > 0, default 0.5
     rng : int or Generator, optional
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -447,13 +463,14 @@ class CMAES(BlackBoxStimulusOptimizer):
     16
     """
 
-    def __init__(self, embedder, generator, pool, *, popsize=8, sigma0=0.5, rng=None):
+    def __init__(self, embedder, generator, pool, *, popsize=8, sigma0=0.5, rng=None, random_state=None):
         self.embedder = embedder
         self.generator = generator
         self.pool = pool
         self.popsize = popsize
         self.sigma0 = sigma0
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -464,7 +481,7 @@ class CMAES(BlackBoxStimulusOptimizer):
         s0 = self._s0 = check_in_range(self.sigma0, "sigma0", 0, low_open=True)
         if not math.isfinite(s0):
             raise InputError("sigma0", "is infinite", "a finite initial step size")
-        self._rng = as_generator(_check_rng(self.rng))
+        self._rng = as_generator(resolve_rng(self.rng, self.random_state))
 
     def _start(self):
         import cma

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26sci.core import InputError, as_generator, check_array, check_bool, check_in_range, check_positive_int
+from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_positive_int,
+                            resolve_rng)
 
-from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_generated, _check_pool, _check_rng, _embed
+from ._base import BlackBoxStimulusOptimizer, _check_callable, _check_generated, _check_pool, _embed
 from ._gp import PseudoModel
 
 __all__ = ["MindPilot"]
@@ -102,6 +103,9 @@ class MindPilot(BlackBoxStimulusOptimizer):
         Also re-show the two parents of each fusion (the official benchmark wrapper's behaviour).
     rng : int or Generator, optional
         Seed of every random choice.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -129,7 +133,7 @@ class MindPilot(BlackBoxStimulusOptimizer):
     def __init__(self, embedder, generator, pool, *, n_init=10, n_fit=4, n_fusions=2, top_k_greedy=20,
                  crossover_fraction=0.5, guidance_steps=15, step_size=1.0, step_decay=0.1, min_guidance_data=10,
                  reward_scale=100.0, temperature=1.0, lengthscale=None, noise=1e-4, stop_tol=1e-4,
-                 max_rounds=None, requery_parents=False, rng=None):
+                 max_rounds=None, requery_parents=False, rng=None, random_state=None):
         self.embedder = embedder
         self.generator = generator
         self.pool = pool
@@ -150,6 +154,7 @@ class MindPilot(BlackBoxStimulusOptimizer):
         self.max_rounds = max_rounds
         self.requery_parents = requery_parents
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     # ------------------------------------------------------------------ set-up
@@ -179,7 +184,7 @@ class MindPilot(BlackBoxStimulusOptimizer):
             if not np.isfinite(float(getattr(self, name))):
                 raise InputError(name, "is infinite", "a finite number")
         PseudoModel(lengthscale=self.lengthscale, noise=self.noise)   # its constructor checks both
-        self._rng = as_generator(_check_rng(self.rng))
+        self._rng = as_generator(resolve_rng(self.rng, self.random_state))
 
     def _start(self):
         self._check_params()

@@ -1,4 +1,5 @@
 """Layer 0: seeding, results, errors, parallel replicates, progress, datasets."""
+from ._clone import clone_keeping_fitted
 from ._data import ObservationalData
 from ._errors import (
     InputError,
@@ -15,12 +16,12 @@ from ._errors import (
 from ._parallel import map_replicates
 from ._progress import progress, progress_enabled, resolve_progress
 from ._results import Estimate
-from ._rng import as_generator, check_rng, seed_sequence, spawn, torch_generator
+from ._rng import as_generator, check_rng, resolve_rng, seed_sequence, spawn, torch_generator
 
 __all__ = [
     "InputError", "NotFittedError", "check_bool", "check_is_fitted", "check_memory", "check_array", "check_consistent_length", "check_in_range", "check_option",
     "check_positive_int", "check_probability_vector", "map_replicates", "progress", "progress_enabled", "resolve_progress",
-    "Estimate", "as_generator", "check_rng", "seed_sequence", "spawn", "torch_generator", "ObservationalData",
+    "Estimate", "clone_keeping_fitted", "as_generator", "check_rng", "resolve_rng", "seed_sequence", "spawn", "torch_generator", "ObservationalData",
 ]
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._errors import InputError
 
-__all__ = ["as_generator", "spawn", "torch_generator", "seed_sequence", "check_rng"]
+__all__ = ["as_generator", "spawn", "torch_generator", "seed_sequence", "check_rng", "resolve_rng"]
 
 RngLike = Any  # None | int | SeedSequence | BitGenerator | Generator
 
@@ -107,6 +107,57 @@ def check_rng(rng: RngLike, name: str = "rng") -> RngLike:
         return rng
     raise InputError(name, f"got an object of type {type(rng).__name__}",
                      "None, a non-negative int, a numpy SeedSequence, BitGenerator, Generator or RandomState")
+
+
+def _same_seed(a, b) -> bool:
+    if a is b:
+        return True
+    ints = (Integral, np.integer)
+    return (isinstance(a, ints) and isinstance(b, ints) and not isinstance(a, (bool, np.bool_))
+            and not isinstance(b, (bool, np.bool_)) and int(a) == int(b))
+
+
+def resolve_rng(rng: RngLike, random_state: RngLike = None, *, default: RngLike = None) -> RngLike:
+    """The seed an estimator uses, from its ``rng`` and ``random_state``, scikit-learn's name for it.
+
+    Estimators take both parameters and store them unchanged (so ``clone``, ``get_params`` and
+    ``set_params`` keep working); the seed is resolved by this function when it is used:
+
+    - ``random_state`` None: ``rng``;
+    - ``rng`` None, or ``rng`` equal to the estimator's own ``default`` (it was not passed): ``random_state``;
+    - both given and the same (the same object, or equal integers): that seed;
+    - both given and different: :class:`~iclr26sci.core.InputError`.
+
+    An estimator whose ``rng`` defaults to a number (``default=0``) cannot tell ``rng=0`` passed from its
+    default, so there ``random_state`` wins over ``rng=0``. The seed returned is checked as
+    :func:`check_rng` does (the error names the argument it came from); nothing is drawn from it.
+
+    Parameters
+    ----------
+    rng : None, int, SeedSequence, BitGenerator, Generator or RandomState
+        The estimator's ``rng``.
+    random_state : None, int, SeedSequence, BitGenerator, Generator or RandomState, default None
+        The estimator's ``random_state`` (an alias of ``rng`` for scikit-learn users).
+    default : object, default None
+        The default of the estimator's ``rng`` parameter.
+
+    Examples
+    --------
+    >>> resolve_rng(None, 3), resolve_rng(5, None), resolve_rng(0, 7, default=0), resolve_rng(2, 2)
+    (3, 5, 7, 2)
+    >>> resolve_rng(1, 2)
+    Traceback (most recent call last):
+    ...
+    iclr26sci.core._errors.InputError: invalid argument `random_state`: got 2 while rng=1; expected only one of rng and random_state (random_state is scikit-learn's name for rng), or the same seed in both
+    """
+    if random_state is None:
+        return check_rng(rng, "rng")
+    check_rng(random_state, "random_state")
+    if rng is None or _same_seed(rng, default) or _same_seed(rng, random_state):
+        return random_state
+    raise InputError("random_state", f"got {random_state!r} while rng={rng!r}",
+                     "only one of rng and random_state (random_state is scikit-learn's name for rng), or the same "
+                     "seed in both")
 
 
 def as_generator(rng: RngLike = None) -> np.random.Generator:

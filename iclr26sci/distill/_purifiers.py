@@ -23,11 +23,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range, check_is_fitted, check_memory,
-                            check_option, check_positive_int)
+                            check_option, check_positive_int, resolve_rng)
 
 from ._data import MultiTeacherData, PurifiedData
 from ._embed import _check_text_list, normalize_rows, resolve_embedder
-from ._checks import check_rng
 from ._pl import _check_rankings, _mm, _raise_no_mle, mle_obstruction, ranking_stats
 
 __all__ = ["RoutingResult", "AggregationPurifier", "PlackettLuceRouter", "ClassifierRouter", "SimilarityRouter",
@@ -383,6 +382,9 @@ class ClassifierRouter(_Router):
     rng : int or Generator, default 0
         Seed of the MLP initialisation.
         Seed of the MLP initialisation.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -394,7 +396,8 @@ class ClassifierRouter(_Router):
 
     _method = "plm_classifier"
 
-    def __init__(self, embedder="minilm", hidden=32, labels="bce", l2=1e-4, max_iter=150, lr=0.01, rng=0):
+    def __init__(self, embedder="minilm", hidden=32, labels="bce", l2=1e-4, max_iter=150, lr=0.01, rng=0,
+                 random_state=None):
         self.embedder = embedder
         self.hidden = hidden
         self.labels = labels
@@ -402,6 +405,7 @@ class ClassifierRouter(_Router):
         self.max_iter = max_iter
         self.lr = lr
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -411,7 +415,7 @@ class ClassifierRouter(_Router):
         check_in_range(self.l2, "l2", 0.0, None)
         check_positive_int(self.max_iter, "max_iter")
         check_in_range(self.lr, "lr", 0.0, None, low_open=True)
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state, default=0)
 
     def fit(self, data):
         """Fit the MLP (full-batch Adam, ``max_iter`` steps) on the training questions' embeddings and correctness.
@@ -429,7 +433,7 @@ class ClassifierRouter(_Router):
         max_iter = check_positive_int(self.max_iter, "max_iter")
         lr = check_in_range(self.lr, "lr", 0.0, None, low_open=True)
         data = self._fit_common(data)
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state, default=0))
         X = self._embed(list(data.questions))
         n, m = X.shape
         K = data.K
@@ -596,6 +600,9 @@ class RLTeacherSelector(_Router):
         A learned state-value baseline :math:`b(s)` or one running mean of the rewards.
     reward : callable, optional
     rng : int, default 0
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -613,7 +620,7 @@ class RLTeacherSelector(_Router):
     _method = "rl_selection"
 
     def __init__(self, embedder="minilm", hidden=0, n_steps=5000, lr=0.3, entropy=0.04, baseline_decay=0.9,
-                 baseline="state", reward=None, rng=0):
+                 baseline="state", reward=None, rng=0, random_state=None):
         self.embedder = embedder
         self.hidden = hidden
         self.n_steps = n_steps
@@ -623,6 +630,7 @@ class RLTeacherSelector(_Router):
         self.baseline = baseline
         self.reward = reward
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -635,7 +643,7 @@ class RLTeacherSelector(_Router):
         check_option(self.baseline, "baseline", ("state", "moving_average"))
         if self.reward is not None and not callable(self.reward):
             raise InputError("reward", f"got {type(self.reward).__name__}", "None or a callable (question, teacher) -> float")
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state, default=0)
 
     def _logits(self, X):
         if self.W1_ is None:
@@ -662,7 +670,7 @@ class RLTeacherSelector(_Router):
         if self.reward is not None and not callable(self.reward):
             raise InputError("reward", f"got {type(self.reward).__name__}", "None or a callable (question, teacher) -> float")
         data = self._fit_common(data)
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state, default=0))
         X = self._embed(list(data.questions))
         m, K = X.shape[1], data.K
         if hidden:
@@ -942,6 +950,14 @@ class MajorityVote(BaseEstimator):
 class RandomTeacher(BaseEstimator):
     """Baseline: a teacher drawn uniformly per question.
 
+    Parameters
+    ----------
+    rng : None, int, SeedSequence, Generator or RandomState, default 0
+        Seed of the draws.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
+
     Examples
     --------
     >>> from iclr26sci.distill import SyntheticRationaleQA
@@ -949,9 +965,10 @@ class RandomTeacher(BaseEstimator):
     30
     """
 
-    def __init__(self, rng=0):
+    def __init__(self, rng=0, random_state=None):
         self.rng = rng
-        check_rng(rng)
+        self.random_state = random_state
+        resolve_rng(rng, random_state, default=0)
 
     def fit(self, data):
         """No-op (kept for a uniform interface)."""
@@ -961,7 +978,8 @@ class RandomTeacher(BaseEstimator):
     def purify(self, data) -> PurifiedData:
         """A uniformly drawn teacher's rationale per question."""
         data = _check_data(data)
-        return _select(data, as_generator(self.rng).integers(0, data.K, data.n), "random_teacher")
+        gen = as_generator(resolve_rng(self.rng, self.random_state, default=0))
+        return _select(data, gen.integers(0, data.K, data.n), "random_teacher")
 
 
 class OraclePurifier(BaseEstimator):

@@ -25,7 +25,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, as_generator, check_in_range, check_is_fitted, check_option,
-                            check_positive_int, progress as _bar, resolve_progress, torch_generator)
+                            check_positive_int, progress as _bar, resolve_progress, resolve_rng,
+                            torch_generator)
 
 from ._checks import check_device, check_device_name, check_rng, check_texts
 from ._data import MultiTeacherData, PurifiedData
@@ -63,6 +64,9 @@ class Seq2SeqStudent(BaseEstimator):
     device : str, default "cpu"
     rng : int, default 0
         Seed of the initialisation.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -71,7 +75,8 @@ class Seq2SeqStudent(BaseEstimator):
     9
     """
 
-    def __init__(self, d_model=64, n_heads=4, n_layers=2, ff=128, dropout=0.1, max_len=96, device="cpu", rng=0):
+    def __init__(self, d_model=64, n_heads=4, n_layers=2, ff=128, dropout=0.1, max_len=96, device="cpu", rng=0,
+                 random_state=None):
         self.d_model = d_model
         self.n_heads = n_heads
         self.n_layers = n_layers
@@ -80,6 +85,7 @@ class Seq2SeqStudent(BaseEstimator):
         self.max_len = max_len
         self.device = device
         self.rng = rng
+        self.random_state = random_state
         self._check_params()
 
     def _check_params(self):
@@ -92,7 +98,7 @@ class Seq2SeqStudent(BaseEstimator):
         check_in_range(self.dropout, "dropout", 0.0, 1.0, high_open=True)
         check_positive_int(self.max_len, "max_len", minimum=4)
         check_device_name(self.device, "device", allow_none=False)
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state, default=0)
 
     # ------------------------------------------------------------------ build
     def build_vocab(self, texts) -> "Seq2SeqStudent":
@@ -118,7 +124,7 @@ class Seq2SeqStudent(BaseEstimator):
         self.itos_ = _SPECIAL + [w for w in words if w not in _SPECIAL]
         self.stoi_ = {w: i for i, w in enumerate(self.itos_)}
         self.vocab_size_ = len(self.itos_)
-        torch.manual_seed(int(as_generator(self.rng).integers(0, 2**31 - 1)))
+        torch.manual_seed(int(as_generator(resolve_rng(self.rng, self.random_state, default=0)).integers(0, 2**31 - 1)))
         self.net_ = _Net(self.vocab_size_, d, h, nl, ff, dr, ml + 2).to(self.device)
         return self
 

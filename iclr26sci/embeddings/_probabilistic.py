@@ -8,11 +8,11 @@ from sklearn.base import BaseEstimator
 from iclr26sci.core import (
     InputError,
     as_generator,
+    resolve_rng,
     check_bool,
     check_in_range,
     check_option,
     check_positive_int,
-    check_rng,
 )
 
 from ._encoders import TextEncoder, TransformerEncoder, check_texts
@@ -143,6 +143,9 @@ class ProbabilisticEncoder(BaseEstimator):
         ``input_scale**2`` times cosines at initialisation).
     rng : int or Generator
         Seed of the alignment matrix and of the batch shuffling.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
     name : str, optional
         Label in reports (default: the encoder's name).
 
@@ -175,7 +178,7 @@ class ProbabilisticEncoder(BaseEstimator):
     def __init__(self, encoder, method: str = "auto", dim: int | None = None, prior_precision: float = 1e-5,
                  prune: bool = False, propagation: str = "linearized", scale: float = 1.0,
                  input_scale: float = float(np.sqrt(20.0)), curvature: str = "ef",
-                 impute_dead_dims: bool = True, rng=0,
+                 impute_dead_dims: bool = True, rng=0, random_state=None,
                  name: str | None = None):
         self.encoder = encoder
         self.method = method
@@ -188,6 +191,7 @@ class ProbabilisticEncoder(BaseEstimator):
         self.curvature = curvature
         self.impute_dead_dims = impute_dead_dims
         self.rng = rng
+        self.random_state = random_state
         self.name = name
         self._validate_params()  # fail early; the parameters are stored unmodified (scikit-learn convention)
 
@@ -205,7 +209,7 @@ class ProbabilisticEncoder(BaseEstimator):
              "input_scale": check_in_range(self.input_scale, "input_scale", 0.0, None, low_open=True),
              "curvature": check_option(self.curvature, "curvature", ("ef", "mc_fisher")),
              "impute_dead_dims": check_bool(self.impute_dead_dims, "impute_dead_dims")}
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state, default=0)
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
             raise InputError("name", f"got {self.name!r}", "a non-empty string label, or None")
         ffn_ok = isinstance(encoder, TransformerEncoder) and encoder.supports_ffn_laplace
@@ -243,7 +247,8 @@ class ProbabilisticEncoder(BaseEstimator):
         return self.name or getattr(self.encoder, "name", type(self.encoder).__name__)
 
     def _child_seed(self, i):
-        return np.random.SeedSequence([int(as_generator(self.rng).integers(2**31 - 1)) if not isinstance(self.rng, int) else self.rng, i])
+        rng = resolve_rng(self.rng, self.random_state, default=0)
+        return np.random.SeedSequence([int(as_generator(rng).integers(2**31 - 1)) if not isinstance(rng, int) else rng, i])
 
     @property
     def is_fitted(self) -> bool:

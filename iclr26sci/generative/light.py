@@ -34,7 +34,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_is_fitted,
-                            check_option, check_positive_int)
+                            check_option, check_positive_int, resolve_rng)
 
 from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, _SequenceSet, contact_distance,
                           f1_from_counts, hoi_dataset, hoi_metrics, motion_features)
@@ -242,6 +242,9 @@ class LIGHT(BaseEstimator):
         Torch device (default "cpu").
     rng : int, optional
         Seed of initialisation, training noise and batches.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -261,7 +264,8 @@ class LIGHT(BaseEstimator):
 
     def __init__(self, d_model=128, n_layers=4, n_heads=4, modalities=("body", "hands", "object"), K=100,
                  steps=None, noise_mode="independent", text_encoder="minilm", text_dropout=0.1, dropout=0.1,
-                 loss_weights=None, contact_weight=0.3, lr=1e-3, batch_size=64, device="cpu", rng=None):
+                 loss_weights=None, contact_weight=0.3, lr=1e-3, batch_size=64, device="cpu", rng=None,
+                 random_state=None):
         self.d_model = d_model
         self.n_layers = n_layers
         self.n_heads = n_heads
@@ -278,6 +282,7 @@ class LIGHT(BaseEstimator):
         self.batch_size = batch_size
         self.device = device
         self.rng = rng
+        self.random_state = random_state
 
     # ----------------------------------------------------------------------------------------- validation
     def _validate(self):
@@ -406,7 +411,8 @@ class LIGHT(BaseEstimator):
         seqs = self._prepare(data)
         epochs = check_positive_int(epochs, "epochs")
         check_bool(cache, "cache")
-        seed = 0 if self.rng is None else check_positive_int(self.rng, "rng", minimum=0)
+        rng = resolve_rng(self.rng, self.random_state)
+        seed = 0 if rng is None else check_positive_int(rng, "rng", minimum=0)
         if cache:
             from iclr26sci.nn import cached_model
 

@@ -51,7 +51,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, as_generator, check_bool, check_in_range, check_is_fitted, check_option,
-                            check_positive_int, progress, torch_generator)
+                            check_positive_int, progress, resolve_rng, torch_generator)
 
 from ._tf_schedule import (OFFICIAL_OMEGA_CONSTANT, WEIGHTINGS, _check_steps, group_normalise,
                            noise_aware_weights_np, sd3_sigmas, sd3_times, step_noise_scales)
@@ -579,6 +579,9 @@ class FlowGRPOTrainer(BaseEstimator):
         Progress bar over the updates (silent off a terminal and in CI).
     rng : int, Generator or SeedSequence, default 0
         Seed of all noise and step choices (a Generator or SeedSequence contributes one draw; None a fresh seed).
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -611,7 +614,7 @@ class FlowGRPOTrainer(BaseEstimator):
                  group_by="seed", branches=6, seeds_per_prompt=4, group_size=24, clip=0.2, kl_beta=0.004,
                  lr=1e-4, weighting=None, branching=None, branch_steps=None, timestep_fraction=None, window=2, guidance=1.0,
                  adv_clip=5.0, reduce="mean", minibatches=1, trainable="all", grad_clip=1.0, weight_decay=0.0,
-                 eval_n=0, train_batch_size=4096, ema=None, ema_every=1, progress=True, rng=0):
+                 eval_n=0, train_batch_size=4096, ema=None, ema_every=1, progress=True, rng=0, random_state=None):
         self.flow_model = flow_model
         self.reward_fn = reward_fn
         self.mode = mode
@@ -643,6 +646,7 @@ class FlowGRPOTrainer(BaseEstimator):
         self.ema_every = ema_every
         self.progress = progress
         self.rng = rng
+        self.random_state = random_state
 
     @classmethod
     def from_pipeline(cls, pipeline, reward_fn, lora_rank=32, lora_alpha=None, guidance_scale=4.5, ema=0.9,
@@ -765,7 +769,7 @@ class FlowGRPOTrainer(BaseEstimator):
             raise InputError("reward_fn", f"got {type(self.reward_fn).__name__}", "a callable reward(x, prompts)")
         from ._checks import seed_from_rng
 
-        p["seed"] = seed_from_rng(self.rng, none="fresh")
+        p["seed"] = seed_from_rng(resolve_rng(self.rng, self.random_state, default=0), none="fresh")
         return p
 
     def _make_policy(self, p):

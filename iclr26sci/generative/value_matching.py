@@ -70,7 +70,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, check_bool, check_in_range, check_is_fitted, check_option,
-                            check_positive_int, progress)
+                            check_positive_int, progress, resolve_rng)
 
 __all__ = ["ValueMatching", "classifier_guidance", "gradient_guidance", "best_of_n", "adjoint_matching", "ddpo",
            "classifier_reward", "DiffusersBase", "gaussian_tilt_value"]
@@ -267,6 +267,9 @@ class ValueMatching(BaseEstimator):
         When True, ``fit`` continues from the current value network and history.
     rng : int >= 0 or None, default 0
         Seed of the value network's initialisation, the rollouts and the minibatches.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -299,7 +302,7 @@ class ValueMatching(BaseEstimator):
     def __init__(self, base_flow, reward_fn, lam=5.0, steps=None, value_net="mlp", hidden=(256, 256, 256),
                  rollouts=256, lr=1e-3, epochs=2, batch_size=1024, replay=2, target="mc", control_variate=True,
                  terminal=True, on_policy=True, guidance_clip=10.0, lr_decay=1.0, cond=None, cfg=1.0, warm_start=False,
-                 rng=0):
+                 rng=0, random_state=None):
         self.base_flow = base_flow
         self.reward_fn = reward_fn
         self.lam = lam
@@ -321,6 +324,7 @@ class ValueMatching(BaseEstimator):
         self.cfg = cfg
         self.warm_start = warm_start
         self.rng = rng
+        self.random_state = random_state
 
     def __repr__(self, N_CHAR_MAX=700):
         state = f", fitted: {len(self.history_)} iterations" if hasattr(self, "history_") else ""
@@ -350,7 +354,7 @@ class ValueMatching(BaseEstimator):
         self._decay = check_in_range(self.lr_decay, "lr_decay", 0.0, 1.0, low_open=True)
         cfg = check_in_range(self.cfg, "cfg", 0.0)
         check_bool(self.warm_start, "warm_start")
-        self._seed = _check_seed(self.rng)
+        self._seed = _check_seed(resolve_rng(self.rng, self.random_state, default=0))
         if self.cond is not None and (isinstance(self.cond, bool) or not isinstance(self.cond, (int, np.integer))):
             raise InputError("cond", f"got {self.cond!r}", "an int class label or None")
         base = _Base(self.base_flow, steps, cond=self.cond, cfg=cfg)

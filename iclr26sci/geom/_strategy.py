@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError
+from iclr26sci.core import InputError, as_generator, resolve_rng
 
 __all__ = ["init_log_scales", "DefaultStrategy"]
 
@@ -89,6 +89,11 @@ class DefaultStrategy(BaseEstimator):
         Schedule in optimiser steps (gsplat defaults 500, 15000, 100, 3000).
     scene_scale : float
         Scene extent that the 3-D scale thresholds are relative to.
+    rng : None, int, SeedSequence, Generator or RandomState, default None
+        Seed of the split samples (one stream per step).
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -108,7 +113,7 @@ class DefaultStrategy(BaseEstimator):
 
     def __init__(self, prune_opa=0.005, grow_grad2d=0.0002, grow_scale3d=0.01, prune_scale3d=0.1,
                  refine_start_iter=500, refine_stop_iter=15000, refine_every=100, reset_every=3000, scene_scale=1.0,
-                 rng=None):
+                 rng=None, random_state=None):
         self.prune_opa = prune_opa
         self.grow_grad2d = grow_grad2d
         self.grow_scale3d = grow_scale3d
@@ -119,6 +124,7 @@ class DefaultStrategy(BaseEstimator):
         self.reset_every = reset_every
         self.scene_scale = scene_scale
         self.rng = rng
+        self.random_state = random_state
         self._validate()
 
     def _validate(self):
@@ -139,9 +145,9 @@ class DefaultStrategy(BaseEstimator):
             raise InputError("refine_stop_iter", f"got {self.refine_stop_iter} <= refine_start_iter = "
                              f"{self.refine_start_iter}, so densification would never run",
                              "refine_stop_iter > refine_start_iter")
-        from iclr26sci.core import as_generator
+        seed = resolve_rng(self.rng, self.random_state)       # an InputError names rng or random_state
         try:
-            as_generator(self.rng)
+            as_generator(seed)
         except InputError as exc:
             raise InputError("rng", exc.problem, exc.expected) from None
         except (TypeError, ValueError):
@@ -252,7 +258,7 @@ class DefaultStrategy(BaseEstimator):
         clone = grow & (smax <= self.grow_scale3d * self.scene_scale)
         split = grow & ~clone
         gen = torch.Generator(device="cpu")
-        gen.manual_seed(int(np.random.default_rng(self.rng).integers(2 ** 62)) + step)
+        gen.manual_seed(int(as_generator(resolve_rng(self.rng, self.random_state)).integers(2 ** 62)) + step)
         n = params["means"].shape[0]
         ns = int(split.sum())
         # split: two samples from N(mu, Sigma), scales / 1.6

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import check_is_fitted
+from iclr26sci.core import check_is_fitted, resolve_rng
 
 from ._bc import bc, rs_bc
 from ._evaluate import return_distribution
@@ -214,6 +214,9 @@ class MIMICMD(_PolicyLearner):
         Split the demonstrations in halves at random (with ``rng``) instead of first/second half.
     rng : seed or numpy Generator, optional
         Used when ``shuffle`` is True.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -230,9 +233,10 @@ class MIMICMD(_PolicyLearner):
     MarkovPolicy(S=4, A=2, H=3)
     """
 
-    def __init__(self, shuffle: bool = False, rng=None):
+    def __init__(self, shuffle: bool = False, rng=None, random_state=None):
         self.shuffle = shuffle
         self.rng = rng
+        self.random_state = random_state
 
     def fit(self, mdp, demos) -> "MIMICMD":
         """Solve the MIMIC-MD LP.
@@ -244,6 +248,6 @@ class MIMICMD(_PolicyLearner):
         demos : Demonstrations or (states, actions)
             Expert trajectories (at least 2).
         """
-        self.policy_ = mimic_md(mdp, demos, shuffle=self.shuffle, rng=self.rng)
+        self.policy_ = mimic_md(mdp, demos, shuffle=self.shuffle, rng=resolve_rng(self.rng, self.random_state))
         self.l1_ = self.policy_.info["l1"]
         return self

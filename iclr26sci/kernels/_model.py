@@ -15,7 +15,7 @@ import torch
 from sklearn.base import BaseEstimator
 
 from iclr26sci.core import (InputError, NotFittedError, as_generator, check_array, check_bool, check_in_range,
-                            check_option, check_positive_int, progress as _bar, resolve_progress)
+                            check_option, check_positive_int, progress as _bar, resolve_progress, resolve_rng)
 
 from ._derivs import evidence_derivatives, prior_derivatives
 from ._features import build_extractor
@@ -1593,6 +1593,9 @@ class ScratchDKL(DeepKernelGP):
         Adam steps. lr : float > 0, Adam learning rate.
     response_transform, prior_scale, n_threads : as in :class:`DeepKernelGP`.
     rng : seed of the initial weights.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Examples
     --------
@@ -1606,6 +1609,7 @@ class ScratchDKL(DeepKernelGP):
     def __init__(self, feature_dim: int = 8, architecture: str = "conv", channels: int = 8, kernel_size: int = 3,
                  n_layers: int = 2, hidden=(64,), n_iters: int = 150, lr: float = 0.01,
                  response_transform: str = "sqrt", prior_scale: float | None = 3.0, rng=None,
+                 random_state=None,
                  n_threads: int | None = 1):
         super().__init__(True, response_transform, prior_scale, 0, 1.0, n_threads)
         self.feature_dim = feature_dim
@@ -1617,6 +1621,7 @@ class ScratchDKL(DeepKernelGP):
         self.n_iters = n_iters
         self.lr = lr
         self.rng = rng
+        self.random_state = random_state
 
     def _features(self, X):
         return self._ext(X)
@@ -1641,7 +1646,7 @@ class ScratchDKL(DeepKernelGP):
                                               or v < 1 for v in self.hidden):
             raise InputError("hidden", f"got {self.hidden!r}", "a sequence of positive layer widths")
         z, loc, scale = _standardise(Z)
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state))
         seed = int(gen.integers(2 ** 31 - 1))
         with torch.random.fork_rng():
             torch.manual_seed(seed)

@@ -26,7 +26,7 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, check_is_fitted, seed_sequence
+from iclr26sci.core import InputError, check_is_fitted, resolve_rng, seed_sequence
 
 from ._appearance import random_affine
 from ._geometry import random_camera_motion, random_smooth_depth, synthesize_view
@@ -189,6 +189,9 @@ class DCFlow(BaseEstimator):
         Photometric threshold of the synthesis mask ([recon] 0.05).
     rng : None, int, SeedSequence or Generator
         Seed of the data sampling and of the network initialisation (SPEC 7; an int seeds torch directly).
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
     device : str
         Torch device (default CPU; the code is device-agnostic); it must exist on this machine.
     reinit : bool
@@ -224,7 +227,8 @@ class DCFlow(BaseEstimator):
     def __init__(self, net="pwc_tiny", translator=None, *, objective="decoupled", trim=0.1, consistency=True,
                  lambda_T=2.0, lambda_C=0.05, consistency_start=1 / 3, translator_warmup=0.0, depth="auto", smooth_weight=0.1,
                  batch_size=4, lr=3e-4, lr_schedule="onecycle", max_angle_deg=5.0, max_translation=0.1,
-                 photometric_eps=0.05, rng=0, device="cpu", reinit=True):
+                 photometric_eps=0.05, rng=0, device="cpu", reinit=True,
+                 random_state=None):
         self.net = net
         self.translator = translator
         self.objective = objective
@@ -243,6 +247,7 @@ class DCFlow(BaseEstimator):
         self.max_translation = max_translation
         self.photometric_eps = photometric_eps
         self.rng = rng
+        self.random_state = random_state
         self.device = device
         self.reinit = reinit
         self._check_params()
@@ -284,8 +289,7 @@ class DCFlow(BaseEstimator):
         _check_pos(self.photometric_eps, "photometric_eps", allow_zero=False)
         if not isinstance(self.reinit, (bool, np.bool_)):
             raise InputError("reinit", f"got {self.reinit!r}", "True or False")
-        if not isinstance(self.rng, (np.random.Generator, np.random.BitGenerator)):
-            seed_sequence(self.rng)                    # SPEC 7: None, int >= 0, SeedSequence or Generator
+        resolve_rng(self.rng, self.random_state, default=0)   # SPEC 7 seed (or RandomState), one of rng / random_state
         try:
             dev = torch.device(self.device)
             torch.empty(0, device=dev)                 # the device exists on this machine
@@ -298,7 +302,7 @@ class DCFlow(BaseEstimator):
 
     def _seed(self):
         """(numpy Generator, torch seed) from ``rng``: an int seeds both directly (as before SPEC 7)."""
-        r = self.rng
+        r = resolve_rng(self.rng, self.random_state, default=0)
         if isinstance(r, (int, np.integer)) and not isinstance(r, bool):
             return np.random.default_rng(int(r)), int(r)
         ss = seed_sequence(r)

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, as_generator, check_is_fitted, progress
+from iclr26sci.core import InputError, as_generator, check_is_fitted, progress, resolve_rng
 
 from . import _ssdgs_shading as sh
 from ._ssdgs_shadow import light_camera, splat_visibility
@@ -90,6 +90,9 @@ class SSDGS(BaseEstimator):
         Torch device ("cpu", "cuda", ...).
     rng : int, Generator or None
         Seed for initialisation and image sampling.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
     progress : bool or None
         Show a progress bar (None = only at a terminal).
 
@@ -120,7 +123,7 @@ class SSDGS(BaseEstimator):
 
     def __init__(self, n_gaussians=3000, n_steps=2000, schedule="progressive", ablation="D", appearance="ssdgs",
                  dipole="jensen", normal_init="data", lr_scale=1.0, shadow_offset=0.015, device="cpu", rng=None,
-                 progress=None):
+                 progress=None, random_state=None):
         self.n_gaussians = n_gaussians
         self.n_steps = n_steps
         self.schedule = schedule
@@ -132,6 +135,7 @@ class SSDGS(BaseEstimator):
         self.shadow_offset = shadow_offset
         self.device = device
         self.rng = rng
+        self.random_state = random_state
         self.progress = progress
 
     # ------------------------------------------------------------------ validation
@@ -149,9 +153,9 @@ class SSDGS(BaseEstimator):
         _real(self.shadow_offset, "shadow_offset", 0.0, expected="a depth offset >= 0 (scene units)")
         if self.progress is not None and not isinstance(self.progress, bool):
             raise InputError("progress", f"got {self.progress!r}", "True, False or None")
-        from ._checks import check_device, check_rng
+        from ._checks import check_device
 
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state)
         return check_device(self.device)
 
     # ------------------------------------------------------------------ components and schedule
@@ -378,7 +382,7 @@ class SSDGS(BaseEstimator):
         if data.points is None or len(data.points) < 1:
             raise InputError("data", "has no point cloud (points) to initialise the Gaussians from",
                              "an OLATSet with points (P, 3)")
-        gen = as_generator(self.rng)
+        gen = as_generator(resolve_rng(self.rng, self.random_state))
         torch.manual_seed(int(gen.integers(2 ** 62)))
         self._init_params(data, dev, gen)
         self._cams = {}

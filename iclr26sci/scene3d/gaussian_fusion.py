@@ -48,7 +48,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, check_is_fitted, progress
+from iclr26sci.core import InputError, check_is_fitted, progress, resolve_rng
 
 from ._checks import check_device, check_intrinsics, check_labels, check_rng
 from ._gf_data import KNOWN_CLASSES, VOLUME_HI, VOLUME_LO, FusionData, FusionScene, render_scene, sample_objects
@@ -812,7 +812,7 @@ class _FusionBase(BaseEstimator):
         if self.classes is not None:
             _classes(self.classes, "classes")
         check_device(self.device)
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state)
         return mods
 
     def _cfg(self, mods, classes):
@@ -879,10 +879,10 @@ class _FusionBase(BaseEstimator):
         cfg.update(self._extra_cfg())
         self.det_labels_ = det
         self.grid_ = Grid(VOLUME_LO, VOLUME_HI, (self.bev, self.bev, self.n_height))
-        torch.manual_seed(int(np.random.default_rng(self.rng).integers(2 ** 31)))
+        torch.manual_seed(int(np.random.default_rng(resolve_rng(self.rng, self.random_state)).integers(2 ** 31)))
         dev = torch.device(self.device)
         self.net_ = self._make_net(cfg).to(dev)
-        gen = np.random.default_rng(self.rng)
+        gen = np.random.default_rng(resolve_rng(self.rng, self.random_state))
         counts = np.ones(len(classes) + 1)
         for s in scenes[:20]:
             counts += np.bincount(s.occupancy(self.grid_).ravel(), minlength=len(classes) + 1)
@@ -1070,6 +1070,9 @@ class GaussianFusion(_FusionBase):
         Expected label classes (None: taken from the training scenes).
     rng : int or None
         Seed of the weights and the scene order.
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
     device : str
         Torch device ("cpu" by default; the code is device-agnostic).
 
@@ -1100,7 +1103,7 @@ class GaussianFusion(_FusionBase):
                  positional_embedding=True, encoder_layers=2, feature_bev=None, modalities=("camera", "lidar"),
                  n_height=6, embed=32, depth_bins=16, init_scale=0.5, lidar_z=None, vfe="voxel",
                  splat_channels=8, max_splat_radius=4, epochs=5, lr=2e-3, depth_supervision=True, classes=None,
-                 rng=None, device="cpu", n_lidar_gaussians=2000, knn=8):
+                 rng=None, device="cpu", n_lidar_gaussians=2000, knn=8, random_state=None):
         self.n_lidar_gaussians = n_lidar_gaussians
         self.knn = knn
         self.n_gaussians = n_gaussians
@@ -1125,6 +1128,7 @@ class GaussianFusion(_FusionBase):
         self.depth_supervision = depth_supervision
         self.classes = classes
         self.rng = rng
+        self.random_state = random_state
         self.device = device
 
     def _check_params(self):
@@ -1184,7 +1188,7 @@ class BEVFusionBaseline(_FusionBase):
         BEV resolution R of the whole fusion pipeline (memory grows as R^2).
     modalities : tuple of {"camera", "lidar"}
         Sensors used.
-    n_height, embed, depth_bins, epochs, lr, depth_supervision, classes, rng, device :
+    n_height, embed, depth_bins, epochs, lr, depth_supervision, classes, rng, device, random_state :
         As in :class:`GaussianFusion`.
 
     Attributes
@@ -1206,7 +1210,8 @@ class BEVFusionBaseline(_FusionBase):
     """
 
     def __init__(self, bev=64, modalities=("camera", "lidar"), n_height=6, embed=32, depth_bins=16, epochs=5, lr=2e-3,
-                 depth_supervision=True, classes=None, rng=None, device="cpu"):
+                 depth_supervision=True, classes=None, rng=None, device="cpu",
+                 random_state=None):
         self.bev = bev
         self.modalities = modalities
         self.n_height = n_height
@@ -1217,6 +1222,7 @@ class BEVFusionBaseline(_FusionBase):
         self.depth_supervision = depth_supervision
         self.classes = classes
         self.rng = rng
+        self.random_state = random_state
         self.device = device
 
     def _check_params(self):

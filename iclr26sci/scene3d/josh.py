@@ -77,7 +77,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from iclr26sci.core import InputError, as_generator
+from iclr26sci.core import InputError, as_generator, resolve_rng
 
 from ._josh_data import CAMERAS, MOTIONS, SCENES, GroundTruth, Matches, _make_video, _observations
 
@@ -786,6 +786,9 @@ class JOSH(BaseEstimator):
     dtype : {"float64", "float32"}
     rng : int, Generator or None
         Only for ``max_matches``'s subset (the optimisation is deterministic).
+    random_state : None, int, SeedSequence, Generator or RandomState, default None
+        scikit-learn's name for ``rng``; pass one of the two (both only with the same seed), see
+        :func:`iclr26sci.core.resolve_rng`.
 
     Attributes
     ----------
@@ -803,7 +806,8 @@ class JOSH(BaseEstimator):
     def __init__(self, focal_init=None, phases=("coarse", "fine"), n_iter=(500, 200), lr=(0.07, 0.014), w_scene=1.0,
                  w_c1=1.0, w_c2=0.1, w_smooth=0.1, w_prior=100.0, w_keypoints=0.0, optimize_human=True,
                  optimize_focal=True, focal_search=True, strategy="joint", init_cameras="procrustes", depth_filter_ratio=1.05,
-                 gamma=(1.1, 0.4, 1.1), max_matches=None, device="cpu", dtype="float64", rng=None):
+                 gamma=(1.1, 0.4, 1.1), max_matches=None, device="cpu", dtype="float64", rng=None,
+                 random_state=None):
         self.focal_init = focal_init
         self.phases = phases
         self.n_iter = n_iter
@@ -825,6 +829,7 @@ class JOSH(BaseEstimator):
         self.device = device
         self.dtype = dtype
         self.rng = rng
+        self.random_state = random_state
 
     # ---------------------------------------------------------------- validation
     def _validate(self):
@@ -876,10 +881,10 @@ class JOSH(BaseEstimator):
             raise InputError("max_matches", f"got {self.max_matches!r}", "an integer >= 8, or None")
         if self.dtype not in ("float64", "float32"):
             raise InputError("dtype", f"got {self.dtype!r}", "'float64' or 'float32'")
-        from ._checks import check_device, check_rng
+        from ._checks import check_device
 
         check_device(self.device)
-        check_rng(self.rng)
+        resolve_rng(self.rng, self.random_state)
         return cfg
 
     # ---------------------------------------------------------------- fit
@@ -918,7 +923,8 @@ class JOSH(BaseEstimator):
         dtype = torch.float64 if self.dtype == "float64" else torch.float32
         device = torch.device(self.device)
         if self.max_matches is not None:
-            inputs = _subsample_matches(inputs, self.max_matches, as_generator(self.rng))
+            gen = as_generator(resolve_rng(self.rng, self.random_state))
+            inputs = _subsample_matches(inputs, self.max_matches, gen)
         prob = O.Problem(inputs, dtype, device)
         t0 = O.now()
         f0 = float(self.focal_init) if self.focal_init is not None else float(inputs.body_focal)

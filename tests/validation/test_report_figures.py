@@ -22,8 +22,6 @@ from validation.registry import METHODS, Profile, REGISTRY, load_checks  # noqa:
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHECK_DECORATORS = {"check", "claim", "_claim"}
-#: sections whose check modules belong to other work in progress: their figures are added there
-PENDING: set = set()
 
 
 def _has_figure(fn):
@@ -81,9 +79,7 @@ def figure_checks(method):
     return sorted(found)
 
 
-@pytest.mark.parametrize("method", [pytest.param(m, marks=pytest.mark.xfail(
-    reason="section owned by work in progress elsewhere; drop from PENDING once its figure lands", strict=False))
-    if m in PENDING else m for m in METHODS])
+@pytest.mark.parametrize("method", METHODS)
 def test_every_section_has_a_figure(method):
     found = figure_checks(method)
     assert found, f"section {method!r}: no quick or claims check returns a figure"
