@@ -590,8 +590,11 @@ def _render_manual(proj, colors, W, H, ts, chunk_elements, pad=0.5):
     M = proj.ids.numel()
     feats = torch.cat([colors[proj.ids], proj.depths[:, None], torch.ones(M, 1, dtype=dt, device=dev)], 1)
     pl = _tile_pairs(proj, W, H, ts, pad)
-    full = composite(proj, feats, pl, work=min(int(chunk_elements), _WORK)).transpose(1, 2)    # (tiles, P, F)
     TX, TY = pl["TX"], pl["TY"]
+    if pl["n_isect"] == 0:                      # nothing to composite: no graph, as in the autograd path
+        full = torch.zeros(pl["T"], pl["P"], C + 2, dtype=dt, device=dev)
+    else:
+        full = composite(proj, feats, pl, work=min(int(chunk_elements), _WORK)).transpose(1, 2)  # (tiles, P, F)
     full = full.reshape(TY, TX, ts, ts, C + 2).transpose(1, 2).reshape(TY * ts, TX * ts, C + 2)[:H, :W]
     return full[..., :C], full[..., C + 1], full[..., C], pl["n_isect"]
 
