@@ -4,9 +4,10 @@ Steps (spec 3d-building-blocks.md section 1.1): EWA projection with the clamped 
 dilation (optional anti-aliasing compensation), conics and 3-sigma radii, per-pixel alpha with the
 0.99 and 1/255 rules, and front-to-back exclusive-cumprod compositing with 3DGS's early termination.
 The tiled implementation gathers, per 16x16 tile, the depth-sorted Gaussians whose 3-sigma disc
-reaches it and evaluates a padded (tiles x pixels x Gaussians) tensor in bounded chunks; autograd
-gives every gradient. :func:`rasterize_gaussians_reference` is the slow per-pixel loop of the CUDA
-kernel, kept to test the tiled version against.
+reaches it and evaluates a padded (tiles x pixels x Gaussians) tensor in bounded chunks. The compositing
+has a hand-written backward pass (:mod:`._raster_fn`); the autograd version (:func:`_render_tiled`,
+``_backward="autograd"``) is kept to test it against. :func:`rasterize_gaussians_reference` is the slow
+per-pixel loop of the CUDA kernel, kept to test the tiled version against.
 """
 from __future__ import annotations
 
@@ -387,8 +388,8 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
     tile_size : int
         Side of the square pixel tiles (16 as gsplat). Only speed depends on it.
     chunk_elements : int
-        Largest (pixels x Gaussians) block evaluated at once; bounds the memory (about 15 tensors of
-        this many elements are kept for the backward pass).
+        Largest (pixels x Gaussians) block evaluated at once (the hand-written backward uses at most
+        2^19); the backward pass keeps two values (alpha and transmittance) per evaluated entry.
 
     Returns
     -------
@@ -404,6 +405,8 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
     Notes
     -----
     Runs on whatever device the inputs are on (``means.to("cuda")`` etc.): the code is plain tensor ops.
+    The compositing's backward pass is written by hand (one backward per graph, no double backward);
+    the private ``_backward="autograd"`` selects the autograd version, kept for testing.
 
     References
     ----------
