@@ -67,6 +67,7 @@ class _Buffers:
 
     def __init__(self, dt, dev):
         self.dt, self.dev, self.flat = dt, dev, {}
+        self.one = torch.ones((), dtype=dt, device=dev)
 
     def __call__(self, name, *shape):
         n = math.prod(shape)
@@ -76,19 +77,46 @@ class _Buffers:
         return f[:n].view(shape)
 
 
-def _alpha_T(pix, pix_r, coef, coef_r, T0, th_min, th_t, buf):
-    """alpha and the exclusive transmittance of one block ``(L, P, kb)`` (new tensors, kept for the
-    backward pass: cheaper than recomputing them there), and the transmittance after the block."""
+_POOL = []              # [(flat tensor, its storage use count when free)]: arenas for the saved tensors
+_POOL_MAX_BYTES = 2 ** 28
+
+
+def _use_count(t):
+    return torch._C._storage_Use_Count(t.untyped_storage()._cdata)
+
+
+def _arena(n, dt, dev):
+    """A flat tensor of at least ``n`` elements for one forward's saved alpha and T.
+
+    Fresh memory costs a page fault per 4 KiB on first touch (about a fifth of the 256^2 / 10k
+    forward + backward), so arenas are reused -- only once no tensor views them any more (the graph
+    that saved them was freed), checked through the storage's reference count.
+    """
+    if hasattr(torch._C, "_storage_Use_Count"):
+        for t, free in _POOL:
+            if t.dtype == dt and t.device == dev and t.numel() >= n and _use_count(t) == free:
+                return t[:n]
+    t = torch.empty(n, dtype=dt, device=dev)
+    if hasattr(torch._C, "_storage_Use_Count") and n * t.element_size() <= _POOL_MAX_BYTES:
+        _POOL.append((t, _use_count(t)))
+        if len(_POOL) > 2:
+            _POOL.pop(0)
+    return t
+
+
+def _alpha_T(pix, pix_r, coef, coef_r, T0, th_min, th_t, buf, arena):
+    """alpha and the exclusive transmittance of one block ``(L, P, kb)`` (written into ``arena(size)``,
+    kept for the backward pass: cheaper than recomputing them there), and the transmittance after it."""
     L, _, kb = coef.shape
     P = pix.shape[0]
-    la = torch.bmm(pix.expand(L, P, 6), coef, out=None)     # log alpha
+    la = torch.bmm(pix.expand(L, P, 6), coef, out=arena(L * P * kb).view(L, P, kb))     # log alpha
     # -K (|d|^2 - r^2) >= 0 exactly inside the disc |d| <= r: the minimum applies the radius test
     torch.minimum(la, torch.bmm(pix_r.expand(L, P, 4), coef_r, out=buf("r", L, P, kb)), out=la)
     # exp(-10) < 1/255: clamping first keeps exp off its slow (huge negative / subnormal) inputs
     alpha = la.clamp_(min=-10.0).exp_().clamp_(max=ALPHA_MAX)
     torch.nn.functional.threshold(alpha, th_min, 0.0, inplace=True)
-    om = torch.neg(alpha, out=buf("om", L, P, kb)).add_(1.0)       # 1 - alpha >= 0.01
-    Tin = torch.cumprod(om, -1).mul_(T0[..., None])
+    om = torch.sub(buf.one, alpha, out=buf("om", L, P, kb))        # 1 - alpha >= 0.01
+    Tin = torch.cumprod(om, -1, out=arena(L * P * kb).view(L, P, kb)).mul_(T0[..., None])
     torch.nn.functional.threshold(Tin, th_t, 0.0, inplace=True)    # early termination
     # carried as 0 once terminated: later blocks then multiply zeros, never float32 subnormals
     T_after = Tin[..., -1].clone()
@@ -130,7 +158,19 @@ class _Composite(torch.autograd.Function):
         full = torch.zeros(T, F, P, dtype=dt, device=dev)
         buf = _Buffers(dt, dev)
         saved, meta = [], []
-        for tiles, kmax in _chunks(plan, work, block):
+        chunks = _chunks(plan, work, block)
+        per_tile_l = per_tile.tolist()
+        need = 0                                   # alpha and T of every block, before early termination
+        for tiles, kmax in chunks:
+            cnt = [per_tile_l[i] for i in tiles.tolist()]
+            need += sum(2 * P * min(block, kmax - k0) * sum(1 for c in cnt if c > k0) for k0 in range(0, kmax, block))
+        flat, used = _arena(need, dt, dev), [0]
+
+        def arena(m):
+            used[0] += m
+            return flat[used[0] - m:used[0]]
+
+        for tiles, kmax in chunks:
             n = tiles.numel()
             cntc, start = per_tile[tiles], tile_start[tiles]
             acc = torch.zeros(n, F, P, dtype=dt, device=dev)
@@ -147,7 +187,7 @@ class _Composite(torch.autograd.Function):
                 L = live.numel()
                 T0 = Trun[live]
                 alpha, Tx, Trun[live] = _alpha_T(pix, pix_r, coef_p[idx].transpose(1, 2),
-                                                 coef_rp[idx].transpose(1, 2), T0, th_min, th_t, buf)
+                                                 coef_rp[idx].transpose(1, 2), T0, th_min, th_t, buf, arena)
                 w = torch.mul(alpha, Tx, out=buf("w", L, P, kb))
                 acc.index_add_(0, live, torch.bmm(fT_p[idx].transpose(1, 2), w.transpose(1, 2),
                                                   out=buf("c", L, F, P)))
@@ -193,7 +233,7 @@ class _Composite(torch.autograd.Function):
                 tot = S_after[live] + cs[..., -1]
                 S_after[live] = tot
                 nS = cs.sub_(tot[..., None])                            # -(sum over later Gaussians of w g)
-                nS.div_(torch.neg(alpha, out=buf("om", L, P, kb)).add_(1.0))
+                nS.div_(torch.sub(buf.one, alpha, out=buf("om", L, P, kb)))
                 dl = gw.mul_(Tx).add_(nS)                               # dL/dalpha
                 # times -alpha [alpha < 0.99] (threshold, not a boolean mask: faster), sign undone below
                 na = torch.neg(alpha, out=buf("om", L, P, kb))

@@ -153,3 +153,19 @@ def test_backward_option_is_checked():
         assert "_backward" in str(e)
     else:
         raise AssertionError("no InputError")
+
+
+def test_two_live_graphs_keep_their_saved_tensors():
+    # the saved alpha/T arenas are reused only after their graph is freed: two renders before one backward
+    args = scene(20, 3, 9, scale=-1.7)
+    c = cam(16, 12, 14.0)
+    grads = {}
+    for mode in ("manual", "autograd"):
+        xs = [x.clone().requires_grad_() for x in args]
+        o1 = rasterize_gaussians(*xs, c, _backward=mode)
+        o2 = rasterize_gaussians(xs[0], xs[1], xs[2], xs[3], xs[4].flip(0), c, _backward=mode)
+        o3 = rasterize_gaussians(*xs, c, _backward=mode)              # o1's graph is alive: a fresh arena
+        (o1.image.square().sum() + 2 * o2.image.sum() + o3.alpha.sum()).backward()
+        grads[mode] = [x.grad for x in xs]
+    for x, y in zip(grads["manual"], grads["autograd"]):
+        assert _close(x, y, 1e-10)
