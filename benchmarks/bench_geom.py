@@ -9,8 +9,15 @@ plus the process's peak RSS.
 The scene: Gaussians centred on a unit sphere shell seen from distance 4, with the 3DGS initial scale
 rule (RMS distance to the 3 nearest neighbours), opacity 0.5, random colours.
 
-Run: ``python benchmarks/bench_geom.py [--quick] [--threads 2] [--device cpu|cuda]``. gsplat cannot run
-here (no CUDA); on a GPU the same code runs with ``--device cuda`` (every tensor op is device-agnostic).
+First section: the hand-written backward (``_backward="manual"``, the default) against the autograd
+path (``_backward="autograd"``) at 256^2 with 10k Gaussians, forward and forward+backward, as process
+CPU time (``time.process_time``: robust to other processes on a loaded machine, though caches and
+page faults still slow down under load), medians of alternating runs in this one process, their
+ratio, and the distance to a FLOP lower bound (see :func:`flop_bound`).
+
+Run: ``python benchmarks/bench_geom.py [--quick] [--threads 1] [--device cpu|cuda] [--pairs 9]``. gsplat
+1.5.3 installs but has no CPU path (importing ``gsplat_cuda`` fails), so it is no CPU peer here; on a GPU
+the same code runs with ``--device cuda`` (every tensor op is device-agnostic).
 """
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ import argparse
 
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -62,6 +70,63 @@ def dense_rasterize(means, quats, log_scales, opacity_logits, colors, cam):
     return img.reshape(cam.height, cam.width, -1)
 
 
+def matmul_gflops(dtype=torch.float32, n=1024, reps=5):
+    """Best single-process float GFLOP/s of an n x n matmul (CPU time): the peak the FLOP bound divides by."""
+    a, b = torch.rand(n, n, dtype=dtype), torch.rand(n, n, dtype=dtype)
+    a @ b
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.process_time()
+        a @ b
+        best = min(best, time.process_time() - t0)
+    return 2 * n ** 3 / best / 1e9
+
+
+def flop_bound(n_pair_pixels, C, gflops):
+    """Seconds for the arithmetic any tiled rasterizer must do, at the measured matmul peak.
+
+    Per (pixel, Gaussian) entry of the pair lists, with F = C + 2 composited features (colour, depth, 1):
+    forward 12 (the quadratic exponent as 6 multiply-adds) + 1 (exp) + 2 (transmittance update) + 2
+    (weight) + 2F (accumulation); backward 2F (dL/dw) + 2F (feature gradient) + 8 (suffix sum,
+    dL/dalpha, dL/dlog alpha) + 12 (the six pixel moments). Counting exp as one flop and running at
+    matmul speed makes this a lower bound, not an estimate.
+    """
+    F = C + 2
+    per = (12 + 1 + 2 + 2 + 2 * F) + (2 * F + 2 * F + 8 + 12)
+    return n_pair_pixels * per / (gflops * 1e9)
+
+
+def compare_backward(size, n, device, pairs, load, threads):
+    """Hand-written vs autograd backward: medians of alternating CPU-time runs in this process."""
+    args, cam = scene(n, size, device)
+    res = {"manual": [], "autograd": []}
+    for i in range(pairs + 1):                                  # the first pair is a warm-up, dropped
+        for mode in (("manual", "autograd") if i % 2 == 0 else ("autograd", "manual")):
+            for t in args:
+                t.grad = None
+            t0 = time.process_time()
+            out = rasterize_gaussians(*args, cam, _backward=mode)
+            t1 = time.process_time()
+            out.image.square().sum().backward()
+            t2 = time.process_time()
+            if i:
+                res[mode].append((t1 - t0, t2 - t0))
+    med = {m: (statistics.median(v[0] for v in r), statistics.median(v[1] for v in r)) for m, r in res.items()}
+    gf = matmul_gflops()
+    bound = flop_bound(out.n_intersections * 256, 3, gf)
+    print(f"\n== hand-written backward vs autograd: {size}^2, {n} Gaussians, {threads} thread(s), load average "
+          f"{load[0]:.1f} on {os.cpu_count()} cores, CPU time (process_time), median of {pairs} alternating pairs ==")
+    rows = [{"backward": m, "fwd CPU s": med[m][0], "fwd+bwd CPU s": med[m][1],
+             "x FLOP bound": med[m][1] / bound} for m in ("manual", "autograd")]
+    print_table("ours (manual) vs autograd", rows)
+    print(f"ratio autograd/manual: fwd {med['autograd'][0] / med['manual'][0]:.2f}x, "
+          f"fwd+bwd {med['autograd'][1] / med['manual'][1]:.2f}x")
+    print(f"FLOP bound: {out.n_intersections * 256 / 1e6:.1f}M pair-pixels x {flop_bound(1, 3, 1e-9):.0f} flops at "
+          f"{gf:.0f} GFLOP/s (1024^2 float32 matmul, CPU time) = {bound * 1e3:.1f} ms; ours is "
+          f"{med['manual'][1] / bound:.0f}x from it, autograd {med['autograd'][1] / bound:.0f}x")
+    return med
+
+
 def measure(fn, args, cam, backward, device):
     saved = [0]
 
@@ -89,7 +154,9 @@ def measure(fn, args, cam, backward, device):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="only 128^2 and 256^2 with 1k and 10k")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--pairs", type=int, default=9, help="alternating manual/autograd pairs in the comparison")
+    ap.add_argument("--only-compare", action="store_true", help="stop after the manual-vs-autograd section")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dense-max-gb", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=1)
@@ -102,6 +169,11 @@ def main(argv=None):
     x, y = torch.rand(4 * 2 ** 20, device=a.device), torch.rand(4 * 2 ** 20, device=a.device)
     tm = min(measure(lambda p, q, _c: p * q, [x, y], None, False, a.device)[0] for _ in range(5))
     print(f"calibration: one 4M-element multiply takes {tm * 1e3:.1f} ms here")
+    med = compare_backward(256, 10000, a.device, a.pairs, load, a.threads)
+    print(f"goal (256^2, 10k Gaussians, fwd+bwd < 0.15 s at 1 thread): ours {med['manual'][1]:.3f} s CPU time at "
+          f"load {load[0]:.1f}")
+    if a.only_compare:
+        return
     sizes = [128, 256]
     counts = [1000, 10000] if a.quick else [1000, 10000, 50000]
     rows = []
@@ -146,10 +218,6 @@ def main(argv=None):
     print_table("per-pixel reference vs tiled (float64)", ref_rows)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS of this process: {peak:.0f} MB")
-    goal = [r for r in rows if r["image"] == "256^2" and r["N"] == 10000]
-    if goal:
-        print(f"goal (256^2, 10k Gaussians, fwd+bwd < 1 s on 2 cores): {goal[0]['tiled fwd+bwd s']:.2f} s "
-              f"at load {load[0]:.1f}")
 
 
 

@@ -4,9 +4,10 @@ Steps (spec 3d-building-blocks.md section 1.1): EWA projection with the clamped 
 dilation (optional anti-aliasing compensation), conics and 3-sigma radii, per-pixel alpha with the
 0.99 and 1/255 rules, and front-to-back exclusive-cumprod compositing with 3DGS's early termination.
 The tiled implementation gathers, per 16x16 tile, the depth-sorted Gaussians whose 3-sigma disc
-reaches it and evaluates a padded (tiles x pixels x Gaussians) tensor in bounded chunks; autograd
-gives every gradient. :func:`rasterize_gaussians_reference` is the slow per-pixel loop of the CUDA
-kernel, kept to test the tiled version against.
+reaches it and evaluates a padded (tiles x pixels x Gaussians) tensor in bounded chunks. The compositing
+has a hand-written backward pass (:mod:`._raster_fn`); the autograd version (:func:`_render_tiled`,
+``_backward="autograd"``) is kept to test it against. :func:`rasterize_gaussians_reference` is the slow
+per-pixel loop of the CUDA kernel, kept to test the tiled version against.
 """
 from __future__ import annotations
 
@@ -342,7 +343,7 @@ def composite_weights(alpha):
 
 def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, background=None, *, eps2d=0.3,
                         antialiased=False, near=0.01, far=1e10, tile_size=16, chunk_elements=2 ** 22,
-                        _tile_pad=0.5) -> RasterResult:
+                        _tile_pad=0.5, _backward="manual") -> RasterResult:
     r"""Render 3-D Gaussians with a camera: differentiable, tiled, pure torch (3DGS / gsplat conventions).
 
     For every pixel centre :math:`p` (integer + 0.5) and depth-sorted Gaussians :math:`k`,
@@ -387,8 +388,8 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
     tile_size : int
         Side of the square pixel tiles (16 as gsplat). Only speed depends on it.
     chunk_elements : int
-        Largest (pixels x Gaussians) block evaluated at once; bounds the memory (about 15 tensors of
-        this many elements are kept for the backward pass).
+        Largest (pixels x Gaussians) block evaluated at once (the hand-written backward uses at most
+        2^19); the backward pass keeps two values (alpha and transmittance) per evaluated entry.
 
     Returns
     -------
@@ -404,6 +405,8 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
     Notes
     -----
     Runs on whatever device the inputs are on (``means.to("cuda")`` etc.): the code is plain tensor ops.
+    The compositing's backward pass is written by hand (one backward per graph, no double backward);
+    the private ``_backward="autograd"`` selects the autograd version, kept for testing.
 
     References
     ----------
@@ -424,35 +427,35 @@ def rasterize_gaussians(means, quats, log_scales, opacity_logits, colors, cam, b
         means, quats, log_scales, opacity_logits, colors, cam, background, eps2d, near, far, tile_size, antialiased)
     if isinstance(chunk_elements, bool) or not isinstance(chunk_elements, int) or chunk_elements < 1:
         raise InputError("chunk_elements", f"got {chunk_elements!r}", "a positive integer")
+    if _backward not in ("manual", "autograd"):
+        raise InputError("_backward", f"got {_backward!r}", "'manual' (hand-written backward) or 'autograd'")
     proj = _project(means, quats, log_scales, opacity_logits, cam, float(eps2d), bool(antialiased), float(near),
                     float(far))
     if proj.means2d_all.requires_grad:
         proj.means2d_all.retain_grad()
-    img, alpha, depth, n_isect = _render_tiled(proj, colors, cam.width, cam.height, tile_size, chunk_elements,
-                                               pad=_tile_pad)
+    if _backward == "autograd":
+        img, alpha, depth, n_isect = _render_tiled(proj, colors, cam.width, cam.height, tile_size, chunk_elements,
+                                                   pad=_tile_pad)
+    else:
+        img, alpha, depth, n_isect = _render_manual(proj, colors, cam.width, cam.height, tile_size, chunk_elements,
+                                                    pad=_tile_pad)
     image = img + (1.0 - alpha)[..., None] * background
     ed = torch.where(alpha > 0, depth / torch.where(alpha > 0, alpha, torch.ones_like(alpha)), torch.zeros_like(depth))
     return RasterResult(image=image, alpha=alpha, depth=depth, expected_depth=ed, radii=proj.radii_all,
                         means2d=proj.means2d_all, n_visible=int(proj.ids.numel()), n_intersections=n_isect)
 
 
-def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None, pad=0.5):
-    """Tiles x pixels x Gaussians in bounded chunks, front to back in depth blocks of ``block``.
+def _tile_pairs(proj, W, H, ts, pad=0.5):
+    """The (Gaussian, tile) pairs, sorted by tile then depth, and the tile-local pixel features.
 
-    A tile is retired once every pixel's transmittance is below 1e-4 (its later Gaussians would all be
-    skipped by the early-termination rule, so this is exact). Per block the Mahalanobis exponent and
-    the radius test come from one batched matmul of pixel features ``(x^2, xy, y^2, x, y, 1)`` (tile-local
-    coordinates) with per-Gaussian coefficients.
+    Shared by the autograd path (:func:`_render_tiled`) and the hand-written backward
+    (:mod:`._raster_fn`); everything here is integer bookkeeping without gradients.
     """
-    dt, dev = colors.dtype, colors.device
-    C = colors.shape[1]
+    dt, dev = proj.means2d.dtype, proj.means2d.device
     TX, TY = (W + ts - 1) // ts, (H + ts - 1) // ts
     T = TX * TY
     P = ts * ts
     M = proj.ids.numel()
-    block = _BLOCK if block is None else block
-    # features composited per Gaussian: colour, depth, 1 (the last gives the alpha image)
-    feats = torch.cat([colors[proj.ids], proj.depths[:, None], torch.ones(M, 1, dtype=dt, device=dev)], 1)
     with torch.no_grad():
         u, v = proj.means2d[:, 0].detach(), proj.means2d[:, 1].detach()
         r = proj.radii.to(dt)
@@ -491,7 +494,29 @@ def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None, pad=0.5):
         ox, oy = ox.reshape(-1).to(dt) + 0.5, oy.reshape(-1).to(dt) + 0.5  # tile-local pixel centres
         pix = torch.stack([ox * ox, ox * oy, oy * oy, ox, oy, torch.ones_like(ox)], -1)   # (P, 6)
         pix_r = torch.stack([ox * ox + oy * oy, ox, oy, torch.ones_like(ox)], -1)          # (P, 4)
-    n_isect = int(g.numel())
+    return dict(g=g, per_tile=per_tile, tile_start=tile_start, order=order, pix=pix, pix_r=pix_r, TX=TX, TY=TY,
+                T=T, P=P, ts=ts, n_isect=int(g.numel()))
+
+
+def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None, pad=0.5):
+    """Tiles x pixels x Gaussians in bounded chunks, front to back in depth blocks of ``block``.
+
+    A tile is retired once every pixel's transmittance is below 1e-4 (its later Gaussians would all be
+    skipped by the early-termination rule, so this is exact). Per block the Mahalanobis exponent and
+    the radius test come from one batched matmul of pixel features ``(x^2, xy, y^2, x, y, 1)`` (tile-local
+    coordinates) with per-Gaussian coefficients.
+    """
+    dt, dev = colors.dtype, colors.device
+    C = colors.shape[1]
+    M = proj.ids.numel()
+    block = _BLOCK if block is None else block
+    # features composited per Gaussian: colour, depth, 1 (the last gives the alpha image)
+    feats = torch.cat([colors[proj.ids], proj.depths[:, None], torch.ones(M, 1, dtype=dt, device=dev)], 1)
+    pl = _tile_pairs(proj, W, H, ts, pad)
+    g, per_tile, tile_start, order, pix, pix_r = (pl[k] for k in ("g", "per_tile", "tile_start", "order", "pix",
+                                                                  "pix_r"))
+    TX, TY, T, P = pl["TX"], pl["TY"], pl["T"], pl["P"]
+    n_isect = pl["n_isect"]
     ca, cb, cc = proj.conics.unbind(-1)
     logo = torch.log(proj.opacities)
     out, out_tiles = [], []
@@ -557,6 +582,24 @@ def _render_tiled(proj, colors, W, H, ts, chunk_elements, block=None, pad=0.5):
         full = full.index_put((torch.cat(out_tiles),), torch.cat(out))
     full = full.reshape(TY, TX, ts, ts, C + 2).transpose(1, 2).reshape(TY * ts, TX * ts, C + 2)[:H, :W]
     return full[..., :C], full[..., C + 1], full[..., C], n_isect
+
+
+def _render_manual(proj, colors, W, H, ts, chunk_elements, pad=0.5):
+    """:func:`_render_tiled`'s outputs from the compositing with the hand-written backward (``._raster_fn``)."""
+    from ._raster_fn import _WORK, composite
+
+    dt, dev = colors.dtype, colors.device
+    C = colors.shape[1]
+    M = proj.ids.numel()
+    feats = torch.cat([colors[proj.ids], proj.depths[:, None], torch.ones(M, 1, dtype=dt, device=dev)], 1)
+    pl = _tile_pairs(proj, W, H, ts, pad)
+    TX, TY = pl["TX"], pl["TY"]
+    if pl["n_isect"] == 0:                      # nothing to composite: no graph, as in the autograd path
+        full = torch.zeros(pl["T"], pl["P"], C + 2, dtype=dt, device=dev)
+    else:
+        full = composite(proj, feats, pl, work=min(int(chunk_elements), _WORK)).transpose(1, 2)  # (tiles, P, F)
+    full = full.reshape(TY, TX, ts, ts, C + 2).transpose(1, 2).reshape(TY * ts, TX * ts, C + 2)[:H, :W]
+    return full[..., :C], full[..., C + 1], full[..., C], pl["n_isect"]
 
 
 def rasterize_gaussians_reference(means, quats, log_scales, opacity_logits, colors, cam, background=None, *,
