@@ -28,6 +28,7 @@ features, expanded around the tile-local mean.
 from __future__ import annotations
 
 import math
+import threading
 
 import torch
 
@@ -77,7 +78,7 @@ class _Buffers:
         return f[:n].view(shape)
 
 
-_POOL = []              # [(flat tensor, its storage use count when free)]: arenas for the saved tensors
+_TLS = threading.local()  # per thread: [(flat tensor, its storage use count when free)], arenas for saved tensors
 _POOL_MAX_BYTES = 2 ** 28
 
 
@@ -92,15 +93,16 @@ def _arena(n, dt, dev):
     forward + backward), so arenas are reused -- only once no tensor views them any more (the graph
     that saved them was freed), checked through the storage's reference count.
     """
+    pool = _TLS.__dict__.setdefault("pool", [])  # per thread, so two threads never share an arena
     if hasattr(torch._C, "_storage_Use_Count"):
-        for t, free in _POOL:
+        for t, free in pool:
             if t.dtype == dt and t.device == dev and t.numel() >= n and _use_count(t) == free:
                 return t[:n]
     t = torch.empty(n, dtype=dt, device=dev)
     if hasattr(torch._C, "_storage_Use_Count") and n * t.element_size() <= _POOL_MAX_BYTES:
-        _POOL.append((t, _use_count(t)))
-        if len(_POOL) > 2:
-            _POOL.pop(0)
+        pool.append((t, _use_count(t)))
+        if len(pool) > 2:
+            pool.pop(0)
     return t
 
 

@@ -169,3 +169,21 @@ def test_two_live_graphs_keep_their_saved_tensors():
         grads[mode] = [x.grad for x in xs]
     for x, y in zip(grads["manual"], grads["autograd"]):
         assert _close(x, y, 1e-10)
+
+
+def test_threads_do_not_share_saved_arenas():
+    # each thread has its own arenas: renders in two threads at once give the gradients of a sequential run
+    from concurrent.futures import ThreadPoolExecutor
+
+    c = cam(16, 12, 14.0)
+    scenes = [scene(30, 3, s, scale=-1.7) for s in range(6)]
+
+    def grads(args):
+        return run(args, None, c, "manual")[1]
+
+    want = [grads(a) for a in scenes]
+    with ThreadPoolExecutor(2) as ex:
+        got = list(ex.map(grads, scenes))
+    for gw, gg in zip(want, got):
+        for x, y in zip(gg, gw):
+            assert _close(x, y, 1e-12)
