@@ -338,7 +338,7 @@ def _in_set_weighted(xs, logw, means, cond_p, thr=0.5):
     return pa, se_pa, float(stats.chi2.sf(W, len(keep))), b, se_b
 
 
-@check(method="value_matching", paper=PAPER, budget=15,
+@check(method="value_matching", paper=PAPER, budget=25,
        guarantee="B3-3 diagnosis: with the indicator reward 1{x_1 > 0.5} on the 8-Gaussian ring, the VM-guided samples "
                  "under-fill the band just inside A's hard boundary (0.5 < x_1 < 0.8) against the exact tilt "
                  "(which only reweights, so inside A it keeps the base's shape), by at least 3 SE at lam = 3; "
