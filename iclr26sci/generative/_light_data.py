@@ -12,6 +12,10 @@ Per frame three modality blocks (world frame, y up, metres):
 
 - ``body``: the 13 non-wrist joints of the DeepMimic humanoid (39 numbers);
 - ``hands``: the right and left wrist (6 numbers) -- the humanoid has no fingers;
+
+(User data of another skeleton -- SMPL, SMPL-H, SMPL-X joint positions -- enters through
+:meth:`HOISequences.from_joints`; its :class:`~iclr26sci.generative._light_skeleton.BodyLayout` decides which joints
+form the body and hands tokens, and contact is measured on all hand joints.)
 - ``object``: the object centre (3) and its 6-D rotation code (6), as in the paper.
 
 Contact rule (generated and ground truth alike): frame t is a contact frame when the nearest wrist lies within
@@ -27,9 +31,10 @@ import numpy as np
 from iclr26sci.core import InputError, as_generator, check_array, check_in_range, check_option, check_positive_int
 
 from ._light_objects import OBJECT_KINDS, HOIObject, matrix_from_rot6d, rot6d_from_matrix, sample_object, yaw_matrix
+from ._light_skeleton import BODY_LAYOUTS, BodyLayout, body_layout, layout_from_dims, merge_joints, split_joints
 
 __all__ = ["HOISequences", "HOIDataset", "hoi_dataset", "hoi_metrics", "motion_features", "MODALITIES",
-           "MOCAP_CLIPS", "CONTACT_EPS"]
+           "MOCAP_CLIPS", "CONTACT_EPS", "joint_surface_distance"]
 
 #: the three modality blocks and their sizes
 MODALITIES = {"body": 39, "hands": 6, "object": 9}
@@ -91,6 +96,8 @@ class _SequenceSet:
                 v = v.tolist()
             elif f.name == "objects":
                 v = [o.to_dict() for o in v]
+            elif isinstance(v, BodyLayout):
+                v = v.to_dict()
             elif isinstance(v, list):
                 v = list(v)
             out[f.name] = v
@@ -103,8 +110,8 @@ class HOISequences(_SequenceSet):
 
     Attributes
     ----------
-    body, hands, object : ndarray (N, T, 39), (N, T, 6), (N, T, 9)
-        The modality features (world frame, metres; object = centre + 6-D rotation).
+    body, hands, object : ndarray (N, T, 3 J_body), (N, T, 3 J_hands), (N, T, 9)
+        The modality features (world frame, metres; object = centre + 6-D rotation). DeepMimic data: 39 and 6.
     text : list of str
         One caption per sequence.
     objects : list of HOIObject
@@ -113,6 +120,9 @@ class HOISequences(_SequenceSet):
     fps : float
     clips : list of str
         The motion-capture clip of each sequence ("" when given as arrays).
+    layout : BodyLayout
+        The skeleton: which joints form the body and hands tokens (``BODY_LAYOUTS["deepmimic"]`` for
+        :func:`hoi_dataset`; SMPL-family layouts through :meth:`from_joints`).
 
     Examples
     --------
@@ -132,23 +142,38 @@ class HOISequences(_SequenceSet):
     contact: np.ndarray
     fps: float = 20.0
     clips: list = field(default_factory=list)
+    layout: BodyLayout = BODY_LAYOUTS["deepmimic"]
 
-    #: token sizes of the modalities (class attribute)
-    dims = MODALITIES
+    @property
+    def dims(self) -> dict:
+        """Token sizes ``{"body": 3 J_body, "hands": 3 J_hands, "object": 9}`` (39, 6, 9 for DeepMimic)."""
+        return {"body": self.body.shape[2], "hands": self.hands.shape[2], "object": MODALITIES["object"]}
+
+    @property
+    def n_joints(self) -> int:
+        """Joints per frame of the skeleton (15 DeepMimic, 22 SMPL body, 52 SMPL-H, 55 SMPL-X, ...)."""
+        return self.layout.n_joints
 
     @classmethod
-    def from_arrays(cls, body, hands, object, text, objects, contact=None, fps=20.0):
+    def from_arrays(cls, body, hands, object, text, objects, contact=None, fps=20.0, layout=None):
         """Validate user arrays (consistent sequence counts, lengths and joint counts) and build the set.
 
-        ``contact`` defaults to the contact rule applied to the arrays.
+        ``body`` and ``hands`` are the two tokens' joint positions, flat; ``layout`` (a name from
+        :data:`BODY_LAYOUTS` or a :class:`BodyLayout`) is inferred from their widths when None (39 + 6: DeepMimic;
+        60 + 6: SMPL body; 60 + 12: SMPL; 60 + 96: SMPL-H; 69 + 96: SMPL-X). For whole skeletons use
+        :meth:`from_joints`. ``contact`` defaults to the contact rule applied to the arrays.
         """
         b = check_array(body, "body", ndim=3)
         h = check_array(hands, "hands", ndim=3)
         o = check_array(object, "object", ndim=3)
-        for name, arr in (("body", b), ("hands", h), ("object", o)):
-            if arr.shape[2] != MODALITIES[name]:
+        if o.shape[2] != MODALITIES["object"]:
+            raise InputError("object", f"has {o.shape[2]} features per frame", "9 (centre 3 + rot6d 6)")
+        lay = layout_from_dims(b.shape[2], h.shape[2]) if layout is None else body_layout(layout)
+        for name, arr in (("body", b), ("hands", h)):
+            if arr.shape[2] != lay.dims[name]:
+                k = len(lay.body_joints if name == "body" else lay.hand_joints)
                 raise InputError(name, f"has {arr.shape[2]} features per frame",
-                                 f"{MODALITIES[name]} ({'13 joints x 3' if name == 'body' else '2 wrists x 3' if name == 'hands' else 'centre 3 + rot6d 6'})")
+                                 f"{lay.dims[name]} ({k} joints x 3 of layout {lay.name!r})")
         if not (b.shape[:2] == h.shape[:2] == o.shape[:2]):
             raise InputError("hands", f"sequence counts/lengths differ: body {b.shape[:2]}, hands {h.shape[:2]}, "
                              f"object {o.shape[:2]}", "the same (N, T) for body, hands and object")
@@ -169,10 +194,35 @@ class HOISequences(_SequenceSet):
             from ._checks import check_flags
 
             contact = check_flags(contact, "contact", (N, T))
-        return cls(b, h, o, list(text), list(objects), contact, float(fps), [""] * N)
+        return cls(b, h, o, list(text), list(objects), contact, float(fps), [""] * N, lay)
+
+    @classmethod
+    def from_joints(cls, joints, object, text, objects, contact=None, fps=20.0, layout=None):
+        """Build the set from whole-skeleton joint positions: SMPL, SMPL-H, SMPL-X or any :class:`BodyLayout`.
+
+        ``joints``: ``(N, T, J, 3)`` or flat ``(N, T, 3 J)`` positions (world frame, y up, metres), e.g.
+        ``(N, T, 52, 3)`` or ``(N, T, 156)`` for SMPL-H with hands, ``(N, T, 66)`` for the 22-joint SMPL body.
+        ``layout``: a name from :data:`BODY_LAYOUTS`, a :class:`BodyLayout`, or None to infer it from J
+        (15, 22, 24, 52, 55). The hand joints (wrists and fingers) form the ``hands`` token and carry the contact
+        rule; the rest form ``body``.
+
+        Examples
+        --------
+        >>> J = np.zeros((2, 8, 52, 3)); J[..., 1] = 1.0
+        >>> box = HOIObject("box", (0.1, 0.1, 0.1))
+        >>> obj = np.tile([0.5, 1, 0, 1, 0, 0, 0, 1, 0.], (2, 8, 1))
+        >>> s = HOISequences.from_joints(J, obj, ["lift the box"] * 2, [box] * 2)
+        >>> s.layout.name, s.dims, s.joints().shape
+        ('smplh', {'body': 60, 'hands': 96, 'object': 9}, (2, 8, 52, 3))
+        """
+        body, hands, lay = split_joints(joints, layout)
+        return cls.from_arrays(body, hands, object, text, objects, contact=contact, fps=fps, layout=lay)
 
     def joints(self) -> np.ndarray:
-        """All 15 DeepMimic joints per frame, (N, T, 15, 3), in :data:`iclr26sci.geom` body order."""
+        """All joints per frame, (N, T, J, 3): the 15 DeepMimic joints in :data:`iclr26sci.geom` body order, or
+        another layout's joints in its own order."""
+        if self.layout != BODY_LAYOUTS["deepmimic"]:
+            return merge_joints(self.body, self.hands, self.layout)
         from iclr26sci.geom import load_deepmimic_skeleton
 
         order = load_deepmimic_skeleton().bodies
@@ -355,18 +405,24 @@ def hoi_dataset(source="mocap", *, objects="shape_spectrum", n=1000, T=16, fps=1
 def contact_distance(hands, obj, objects) -> np.ndarray:
     r"""Distance from the nearest wrist to the object surface per frame, :math:`\min_h \phi(R_t^\top(w_{h,t}-c_t))`.
 
-    ``hands`` (N, T, 6), ``obj`` (N, T, 9), ``objects`` a list of N :class:`HOIObject`; returns (N, T) (negative:
+    ``hands`` (N, T, 6) (or (N, T, 3 H): the nearest of H hand joints), ``obj`` (N, T, 9), ``objects`` a list of N :class:`HOIObject`; returns (N, T) (negative:
     inside the object).
     """
+    return joint_surface_distance(hands, obj, objects).min(-1)
+
+
+def joint_surface_distance(hands, obj, objects) -> np.ndarray:
+    r"""Signed distance of every hand joint to the object surface, (N, T, H) for ``hands`` (N, T, 3 H)."""
     hands = np.asarray(hands, dtype=np.float64)
     obj = np.asarray(obj, dtype=np.float64)
     N, T = hands.shape[:2]
+    H = hands.shape[2] // 3
     c, R = obj[..., :3], matrix_from_rot6d(obj[..., 3:9])
-    out = np.empty((N, T))
+    out = np.empty((N, T, H))
     for i in range(N):
-        w = hands[i].reshape(T, 2, 3) - c[i][:, None, :]
+        w = hands[i].reshape(T, H, 3) - c[i][:, None, :]
         local = np.einsum("tji,thj->thi", R[i], w)
-        out[i] = objects[i].sdf(local).min(1)
+        out[i] = objects[i].sdf(local)
     return out
 
 
@@ -374,7 +430,7 @@ def motion_features(seqs: HOISequences) -> np.ndarray:
     """Hand-crafted per-sequence features for the Frechet distance (the FID analogue) and diversity.
 
     Per sequence: the wrist-to-surface distance curve (T, clipped at 0.5 m), the object's displacement from its
-    first frame (T), the root height (T) and the mean speed of each of the 15 joints (15).
+    first frame (T), the root height (T) and the mean speed of each joint (15 for DeepMimic).
 
     Examples
     --------
@@ -385,7 +441,8 @@ def motion_features(seqs: HOISequences) -> np.ndarray:
         raise InputError("seqs", f"got {type(seqs).__name__}", "HOISequences")
     d = np.clip(contact_distance(seqs.hands, seqs.object, seqs.objects), -0.5, 0.5)
     disp = np.linalg.norm(seqs.object[..., :3] - seqs.object[:, :1, :3], axis=-1)
-    root_h = seqs.body[..., 1]
+    r = seqs.layout.root_feature
+    root_h = seqs.body[..., r + 1]
     J = np.concatenate([seqs.body, seqs.hands], -1).reshape(len(seqs), seqs.T, -1, 3)
     speed = np.linalg.norm(np.diff(J, axis=1), axis=-1).mean(1) * seqs.fps
     return np.concatenate([d, disp, root_h, speed], 1)
@@ -412,6 +469,9 @@ def hoi_metrics(gen: HOISequences, ref: HOISequences, *, eps: float = CONTACT_EP
     (1.0, 0.0)
     """
     _check_pair(gen, ref, HOISequences)
+    if gen.layout != ref.layout:
+        raise InputError("gen", f"has body layout {gen.layout.name!r}, the reference {ref.layout.name!r}",
+                         "generated and reference sequences of one skeleton")
     eps = check_in_range(eps, "eps", 0.0, None, low_open=True)
     dist = contact_distance(gen.hands, gen.object, gen.objects)
     pred = dist < eps

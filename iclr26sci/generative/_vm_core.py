@@ -318,6 +318,18 @@ def rollout(base, n, g, vnet=None, scale=1.0, clip=None, keep=True):
     return {"X": torch.stack(xs) if keep else None, "x": x, "cost": cost, "mart": mart}
 
 
+def importance_resample(logw, n, g):
+    """Systematic resampling of ``n`` indices by self-normalised weights ``exp(logw)``; returns (index, ESS)."""
+    lw = np.asarray(logw, dtype=np.float64)
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    ess = float(1.0 / np.sum(w ** 2))
+    u0 = float(torch.rand((), generator=g, dtype=torch.float64))
+    pos = (u0 + np.arange(n)) / n
+    idx = np.minimum(np.searchsorted(np.cumsum(w), pos, side="right"), len(w) - 1)
+    return idx, ess
+
+
 def mc_targets(cost, mart, r, lam, control_variate):
     r"""Cost-to-go :math:`G_k = \sum_{j \ge k} c_j - \lambda r(X_K)` (+ :math:`\sum_{j\ge k} u_j\cdot\Delta B_j`),
     shape (K+1, n); row K is the terminal condition :math:`-\lambda r`."""

@@ -36,8 +36,10 @@ from sklearn.base import BaseEstimator
 from iclr26sci.core import (InputError, as_generator, check_array, check_bool, check_in_range, check_is_fitted,
                             check_option, check_positive_int, resolve_rng)
 
-from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, _SequenceSet, contact_distance,
-                          f1_from_counts, hoi_dataset, hoi_metrics, motion_features)
+from ._light_data import (CONTACT_EPS, MODALITIES, HOIDataset, HOISequences, _SequenceSet, contact_distance,  # noqa: F401
+                          f1_from_counts, hoi_dataset,
+                          hoi_metrics, joint_surface_distance, motion_features)
+from ._light_skeleton import BODY_LAYOUTS, BodyLayout, body_layout, split_joints
 from ._light_planar import (PLANAR_TASKS, PlanarHOISequences, planar_fingertip, planar_hoi, planar_metrics,
                             planar_shape_augment)
 from ._light_objects import OBJECT_KINDS, HOIObject, mesh_object, sample_object
@@ -47,7 +49,8 @@ from ._light_sample import PaceGuidance, ddim_sample
 __all__ = ["LIGHT", "PaceGuidance", "hoi_dataset", "HOISequences", "HOIDataset", "HOIObject", "sample_object", "mesh_object",
            "LinearGaussianOracle", "HOIEvaluation", "hoi_metrics", "motion_features", "ddim_sample",
            "LightDenoiser", "bootstrap_f1_difference", "planar_hoi", "PlanarHOISequences", "planar_metrics",
-           "planar_fingertip", "planar_shape_augment", "PLANAR_TASKS"]
+           "planar_fingertip", "planar_shape_augment", "PLANAR_TASKS", "BodyLayout", "BODY_LAYOUTS", "body_layout",
+           "split_joints"]
 
 
 def __getattr__(name):
@@ -252,6 +255,11 @@ class LIGHT(BaseEstimator):
     groups_ : list of tuple
     history_ : list of float
         Mean training loss per epoch.
+    layout_ : BodyLayout or None
+        The skeleton of the training data (None for PlanarHOI); samples come back in it.
+    n_joints_ : int or None
+        Its joint count, inferred from the data (15 DeepMimic; 22, 24, 52, 55 for SMPL body, SMPL, SMPL-H,
+        SMPL-X joint positions built with :meth:`HOISequences.from_joints`).
 
     Examples
     --------
@@ -363,6 +371,8 @@ class LIGHT(BaseEstimator):
             raise InputError("data", f"got {type(data).__name__}",
                              "an HOIDataset (its train split is used), HOISequences or PlanarHOISequences")
         self.planar_ = isinstance(seqs, PlanarHOISequences)
+        self.layout_ = None if self.planar_ else seqs.layout
+        self.n_joints_ = None if self.planar_ else seqs.layout.n_joints
         self.dims_ = dict(seqs.dims)
         if len(seqs) < 2:
             raise InputError("data", f"has {len(seqs)} sequence", "at least 2 training sequences")
@@ -384,6 +394,9 @@ class LIGHT(BaseEstimator):
         for a in (seqs.body, seqs.hands, seqs.object):
             h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
         h.update(json.dumps([seqs.text, [o.to_dict() for o in seqs.objects]], sort_keys=True).encode())
+        lay = getattr(seqs, "layout", None)
+        if lay is not None and lay != BODY_LAYOUTS["deepmimic"]:   # DeepMimic keys stay as they were
+            h.update(json.dumps(lay.to_dict(), sort_keys=True).encode())
         p = {k: v for k, v in self.get_params().items() if k not in ("device", "steps")}
         p["modalities"] = list(p["modalities"])
         return {"params": p, "epochs": int(epochs), "data": h.hexdigest()[:16]}
@@ -447,9 +460,8 @@ class LIGHT(BaseEstimator):
             per = seqs.contact[..., None]
             raw_h = torch.as_tensor(planar_fingertip(seqs.body, seqs.hands), dtype=torch.float32, device=dev)
             raw_c = torch.as_tensor(seqs.object[..., :2], dtype=torch.float32, device=dev)
-        else:                  # two wrists, 3-D object centre
-            per = np.stack([contact_distance(np.concatenate([seqs.hands[..., 3 * k:3 * k + 3]] * 2, -1), seqs.object,
-                                             seqs.objects) for k in range(2)], -1) < CONTACT_EPS
+        else:                  # every hand joint (two wrists for DeepMimic; wrists and fingers for SMPL-H/X), 3-D centre
+            per = joint_surface_distance(seqs.hands, seqs.object, seqs.objects) < CONTACT_EPS
             raw_h = torch.as_tensor(seqs.hands, dtype=torch.float32, device=dev)
             raw_c = torch.as_tensor(seqs.object[..., :3], dtype=torch.float32, device=dev)
         cw = torch.as_tensor(per, dtype=torch.float32, device=dev)
@@ -617,8 +629,10 @@ class LIGHT(BaseEstimator):
                 D = self.dims_[p]
                 f[p] = toks[m][..., o:o + D] * self.std_[p] + self.mean_[p]
                 o += D
-        cls = PlanarHOISequences if self.planar_ else HOISequences
-        return cls.from_arrays(f["body"], f["hands"], f["object"], texts, objs, fps=self.fps_)
+        if self.planar_:
+            return PlanarHOISequences.from_arrays(f["body"], f["hands"], f["object"], texts, objs, fps=self.fps_)
+        return HOISequences.from_arrays(f["body"], f["hands"], f["object"], texts, objs, fps=self.fps_,
+                                        layout=self.layout_)
 
     def evaluate(self, test, guidance=None, *, text_weight=1.0, steps=None, rng=0, n_boot=1000, level=0.95,
                  fuse=False):
@@ -647,6 +661,9 @@ class LIGHT(BaseEstimator):
         if not isinstance(ref, want):
             raise InputError("test", f"got {type(ref).__name__}", f"{want.__name__} (the kind the model was trained on) "
                              "or an HOIDataset of them")
+        if not self.planar_ and ref.layout != self.layout_:
+            raise InputError("test", f"has body layout {ref.layout.name!r} ({ref.layout.n_joints} joints)",
+                             f"the layout the model was trained on, {self.layout_.name!r} ({self.n_joints_} joints)")
         if ref.T != self.T_:
             raise InputError("test", f"has {ref.T} frames per sequence", f"the {self.T_} frames the model was trained on")
         n_boot = check_positive_int(n_boot, "n_boot")

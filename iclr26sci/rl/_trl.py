@@ -13,6 +13,19 @@ from .rs_grpo import ADVANTAGES
 
 __all__ = ["RSGRPOTrainer"]
 
+#: the TRL releases RSGRPOTrainer is tested against (it overrides TRL internals); pyproject's ``llm`` extra pins
+#: the same range
+TESTED_TRL = ((1, 16), (1, 17))
+
+
+def _trl_untested(version: str) -> bool:
+    """True when a TRL version string lies outside :data:`TESTED_TRL` (``[1.16, 1.17)``)."""
+    try:
+        major, minor = (int(p) for p in version.split(".")[:2])
+    except ValueError:
+        return True
+    return not TESTED_TRL[0] <= (major, minor) < TESTED_TRL[1]
+
 
 def _checked_reward(fn, name):
     """Wrap a TRL reward function so a wrong number of rewards is an InputError naming ``reward_fn``."""
@@ -78,6 +91,14 @@ class RSGRPOTrainer(GRPOTrainer):
     def __init__(self, model, reward_fn=None, *, beta: float = 2.0, group_size: int | None = None,
                  advantage: str = "rs", advantage_params: dict | None = None, args: GRPOConfig | None = None,
                  train_dataset=None, **kwargs):
+        import trl
+
+        if _trl_untested(trl.__version__):
+            import warnings
+
+            warnings.warn(f"RSGRPOTrainer overrides TRL internals and is tested with trl>=1.16,<1.17 only; this is "
+                          f"trl {trl.__version__}: check that the advantages fed to the loss equal rs_advantage of the rewards (tests/rl/test_rl_trl.py does) before relying on it",
+                          RuntimeWarning, stacklevel=2)
         self.rs_beta = check_in_range(beta, "beta")
         self.advantage_method = check_option(advantage, "advantage", list(ADVANTAGES))
         if advantage_params is not None and not isinstance(advantage_params, dict):

@@ -26,3 +26,21 @@ def test_cheap_check_passes_and_catches_its_broken_variant(name, variant):
 def test_heavy_check_catches_its_broken_variant(name, variant):
     f = getattr(va, name)
     assert not f(Profile("quick"), np.random.default_rng(0), variant=variant).passed
+
+
+def test_p5_counts_only_the_grad_the_stream_creates():
+    """A model fresh from training on a cold cache keeps its last ``.grad``: P5 must not count it against PEA, and
+    must still count a ``.grad`` that the stream itself changes."""
+    import torch
+
+    model, _, _ = va._setup()
+    saved = [p.grad for p in model.parameters()]
+    try:
+        for p in model.parameters():
+            p.grad = torch.ones_like(p)
+        res = va.p5_backprop_free(Profile("quick"), np.random.default_rng(0))
+        crit = {c.name: c for c in res.criteria}
+        assert crit["parameters whose .grad the stream created or changed"].passed and res.passed
+    finally:
+        for p, g in zip(model.parameters(), saved):
+            p.grad = g

@@ -110,3 +110,9 @@ def test_monotone_check_catches_an_undercounted_control_cost():
 def test_shift_check_catches_offline_training():
     res = V.on_policy_vs_offline_shift(QUICK, _rng(V.on_policy_vs_offline_shift), _variant="offline")
     assert not res.passed and res.criteria[0].statistic < 2
+
+
+@pytest.mark.slow
+def test_importance_correction_check_catches_unweighted_resampling():
+    res = V.indicator_importance_correction(QUICK, _rng(V.indicator_importance_correction), _variant="no-weights")
+    assert not res.passed

@@ -77,3 +77,28 @@ def test_reward_fn_wrong_length(tmp_path, task):
                        args=_args(tmp_path), train_dataset=task.dataset())
     with pytest.raises(InputError, match="reward_fn"):
         tr.train()
+
+
+def test_trl_pin_matches_the_tested_range():
+    """pyproject's llm extra pins the TRL range RSGRPOTrainer is tested against; the installed TRL is inside it,
+    and an untested version is recognised (RSGRPOTrainer then warns)."""
+    import pathlib
+    import re
+
+    from iclr26sci.rl._trl import TESTED_TRL, _trl_untested
+
+    text = (pathlib.Path(__file__).parents[2] / "pyproject.toml").read_text()
+    pins = re.findall(r'"trl([^"]*)"', text)
+    lo, hi = (".".join(map(str, v)) for v in TESTED_TRL)
+    assert pins and all(p == f">={lo},<{hi}" for p in pins), pins
+    assert not _trl_untested(trl.__version__)
+    assert _trl_untested("0.12.0") and _trl_untested("1.17.0") and _trl_untested("2.0") and _trl_untested("dev")
+    assert not _trl_untested("1.16.3")
+
+
+def test_untested_trl_warns(tmp_path, task, monkeypatch):
+    monkeypatch.setattr(trl, "__version__", "1.20.0")
+    lm = tiny_lm(rng=0)
+    with pytest.warns(RuntimeWarning, match="trl>=1.16,<1.17"):
+        RSGRPOTrainer(model=lm, reward_fn=lambda prompts, completions, **kw: [0.0] * len(completions), beta=2.0,
+                      args=_args(tmp_path), train_dataset=task.dataset())
