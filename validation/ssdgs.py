@@ -631,7 +631,7 @@ from .claims import claim as _claim  # noqa: E402
 
 
 @_claim(method="ssdgs", name="relighting_generalisation", paper=PAPER + " (Table: ablation A-D on Pixiu)",
-        budget=90,
+        budget=180,
         claim="Decomposing appearance into diffuse, specular and subsurface scattering terms relights unseen lights "
               "far better than a diffuse-only model",
         paper_setting="NRHints Pixiu, unseen lights, 100k iterations: A diffuse only 20.19, B + specular 20.57, "
