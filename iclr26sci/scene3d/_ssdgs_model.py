@@ -86,6 +86,23 @@ class SSDGS(BaseEstimator):
         Multiplies every learning rate (> 0); 1 = the official rates.
     shadow_offset : float
         Light-space depth offset (scene units) of the visibility splat (the code's 0.015).
+    densify : bool
+        Adaptive density control as in 3DGS and the official code (:class:`iclr26sci.geom.DefaultStrategy`):
+        Gaussians whose mean screen-space gradient exceeds ``densify_grad`` are cloned (largest scale at most
+        ``percent_dense`` x the camera extent) or split in two (scales / 1.6), Gaussians with opacity below
+        ``prune_opacity`` are pruned, and opacities are reset to at most ``2 * prune_opacity`` on schedule. Every
+        per-Gaussian attribute (geometry, k_d, k_s, k_sss, ASG weights, shading frame, latent; SH or MLP latents
+        for the baselines) and its Adam moments are edited together.
+    densify_grad, percent_dense, prune_opacity : float
+        Thresholds (3DGS / official defaults 2e-4 in NDC units, 0.01, 0.005).
+    densify_from, densify_until, densify_every, opacity_reset_every : int or None
+        Schedule in steps; None = the 3DGS defaults (500, 15000, 100, 3000 of 30k iterations) scaled to
+        ``n_steps``: the same fractions of the run, the interval floored at 10 steps and the reset interval at
+        ``3000 / lr_scale`` (the opacities' recovery time after a reset does not shrink with the run; see
+        ``_ssdgs_adc``).
+    max_gaussians : int or None
+        Cap on the count (growth is budgeted to the largest gradients, as the code's ``maximum_gs``);
+        None = 4 x ``n_gaussians``.
     device : str
         Torch device ("cpu", "cuda", ...).
     rng : int, Generator or None
@@ -99,6 +116,9 @@ class SSDGS(BaseEstimator):
     Attributes
     ----------
     n_gaussians_ : int
+        Number of Gaussians after training (``n_gaussians_init_`` before).
+    densify_history_ : list of dict
+        One entry per refinement: step, cloned, split, pruned and the count after it.
     history_ : list of float
         Training loss per step.
     train_seconds_ : float
@@ -122,7 +142,9 @@ class SSDGS(BaseEstimator):
     """
 
     def __init__(self, n_gaussians=3000, n_steps=2000, schedule="progressive", ablation="D", appearance="ssdgs",
-                 dipole="jensen", normal_init="data", lr_scale=1.0, shadow_offset=0.015, device="cpu", rng=None,
+                 dipole="jensen", normal_init="data", lr_scale=1.0, shadow_offset=0.015, densify=True,
+                 densify_grad=2e-4, percent_dense=0.01, prune_opacity=0.005, densify_from=None, densify_until=None,
+                 densify_every=None, opacity_reset_every=None, max_gaussians=None, device="cpu", rng=None,
                  progress=None, random_state=None):
         self.n_gaussians = n_gaussians
         self.n_steps = n_steps
@@ -133,6 +155,15 @@ class SSDGS(BaseEstimator):
         self.normal_init = normal_init
         self.lr_scale = lr_scale
         self.shadow_offset = shadow_offset
+        self.densify = densify
+        self.densify_grad = densify_grad
+        self.percent_dense = percent_dense
+        self.prune_opacity = prune_opacity
+        self.densify_from = densify_from
+        self.densify_until = densify_until
+        self.densify_every = densify_every
+        self.opacity_reset_every = opacity_reset_every
+        self.max_gaussians = max_gaussians
         self.device = device
         self.rng = rng
         self.random_state = random_state
@@ -151,6 +182,9 @@ class SSDGS(BaseEstimator):
         _option(self.normal_init, "normal_init", ("data", "identity"))
         _real(self.lr_scale, "lr_scale", 0.0, lo_open=True, expected="a learning-rate multiplier > 0")
         _real(self.shadow_offset, "shadow_offset", 0.0, expected="a depth offset >= 0 (scene units)")
+        from ._ssdgs_adc import check_adc_args
+
+        check_adc_args(self)
         if self.progress is not None and not isinstance(self.progress, bool):
             raise InputError("progress", f"got {self.progress!r}", "True, False or None")
         from ._checks import check_device
@@ -239,7 +273,7 @@ class SSDGS(BaseEstimator):
             p["sh"] = shc
         else:
             p["latent"] = torch.zeros(N, 16, dtype=dt)
-        self.params_ = {k: v.to(dev).requires_grad_() for k, v in p.items()}
+        self.params_ = {k: torch.nn.Parameter(v.to(dev)) for k, v in p.items()}
         mods = {}
         if self.appearance == "ssdgs":
             mods["sss_mlp"] = sh.ScatterMLP(device=dev)
@@ -265,6 +299,11 @@ class SSDGS(BaseEstimator):
         if "light_mlp" in self.modules_:
             g["light_mlp"] = [p["latent"]] + list(self.modules_["light_mlp"].parameters())
         return g
+
+    def _make_optimizer(self, groups=None):
+        """One Adam (eps 1e-15, as the code) with a named parameter group per learning-rate group."""
+        groups = self._groups() if groups is None else groups
+        return torch.optim.Adam([{"params": v, "name": k} for k, v in groups.items()], eps=1e-15, foreach=True)
 
     # ------------------------------------------------------------------ shading
     def _shade(self, light, cam_centre, s_I, on, vis=None):
@@ -391,12 +430,16 @@ class SSDGS(BaseEstimator):
         extent = float(np.linalg.norm(data.points.max(0) - data.points.min(0))) / 2
         lrs = {k: tuple(v) for k, v in _GROUP_LR.items()}
         lrs["means"] = (1.6e-4 * extent, 1.6e-6 * extent, 0.7)
-        opt = torch.optim.Adam([{"params": v, "name": k} for k, v in groups.items()], eps=1e-15, foreach=True)
+        opt = self._make_optimizer(groups)
         imgs = torch.tensor(data.images, dtype=torch.float32, device=dev)
         n_steps = int(self.n_steps)
         hist = []
         t0 = time.perf_counter()
         order = gen.integers(0, len(data), size=n_steps)
+        from ._ssdgs_adc import make_densifier
+
+        dens = make_densifier(self, opt, data, n_steps, int(gen.integers(2 ** 62)))
+        n0 = int(self.params_["means"].shape[0])
         for step in progress(range(n_steps), desc="SSD-GS fit", enabled=self.progress):
             on, frozen = self._stage(step, n_steps)
             i = int(order[step])
@@ -416,10 +459,15 @@ class SSDGS(BaseEstimator):
                     for q in grp["params"]:
                         q.grad = None
             opt.step()
+            if dens is not None:
+                dens.after_step(step + 1, out, cam.width, cam.height)
             hist.append(float(loss.detach()))
         self.train_seconds_ = time.perf_counter() - t0
         self.history_ = hist
         self.n_gaussians_ = int(self.params_["means"].shape[0])
+        self.n_gaussians_init_ = n0
+        self.densify_history_ = list(dens.history) if dens is not None else []
+        self.densify_schedule_ = dict(dens.schedule) if dens is not None else None
         self.components_ = sorted(self._components())
         self.scene_extent_ = extent
         return self

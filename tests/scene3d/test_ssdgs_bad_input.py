@@ -9,6 +9,8 @@ from iclr26sci.core import InputError, NotFittedError
 from iclr26sci.scene3d.ssdgs import (SSDGS, Decomposition, OLATSet, RelightingScores, asg_lobe, dipole_profile,
                                      dipole_total_reflectance, light_space_visibility, olat_scene, schlick_fresnel)
 
+NAN = float("nan")
+
 BAD_INPUT_EXEMPT = {"scene3d.Decomposition": "a plain result container built by SSDGS.decompose",
                     "scene3d.RelightingScores": "a plain result container built by SSDGS.evaluate",
                     "scene3d.OLATData": "a container of two validated OLATSets (their checks are tested)"}
@@ -64,7 +66,12 @@ def test_olatset_counts_must_agree(data):
     ({"n_steps": -1}, "n_steps"), ({"schedule": "random"}, "schedule"), ({"ablation": "G"}, "ablation"),
     ({"appearance": "nerf"}, "appearance"), ({"dipole": "ssdgs"}, "dipole"), ({"normal_init": "x"}, "normal_init"),
     ({"lr_scale": 0.0}, "lr_scale"), ({"shadow_offset": -1.0}, "shadow_offset"), ({"progress": "yes"}, "progress"),
-    ({"device": "nowhere"}, "device"),
+    ({"device": "nowhere"}, "device"), ({"densify": "yes"}, "densify"), ({"densify_grad": 0.0}, "densify_grad"),
+    ({"densify_grad": NAN}, "densify_grad"), ({"percent_dense": -0.1}, "percent_dense"),
+    ({"prune_opacity": 0.5}, "prune_opacity"), ({"prune_opacity": 0.0}, "prune_opacity"),
+    ({"densify_from": -1}, "densify_from"), ({"densify_every": 0}, "densify_every"),
+    ({"opacity_reset_every": 2.5}, "opacity_reset_every"), ({"densify_from": 50, "densify_until": 20}, "densify_until"),
+    ({"max_gaussians": 5}, "max_gaussians"), ({"max_gaussians": 1.5}, "max_gaussians"),
 ])
 def test_ssdgs_params_bad_input(data, kw, arg):
     with pytest.raises(InputError, match=arg):
