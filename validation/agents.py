@@ -484,3 +484,125 @@ from validation.claims import claim as _claim  # noqa: E402
         test="one-sided t over held-out tasks with mixed labels, alpha 0.05; power for 0.13")
 def c7_executed_bench_signal(profile, rng, predictor="multiview"):
     return _claim_c7(profile, rng, predictor)
+
+
+# ------------------------------------------------------------------------------------- c3 and c4 as claims
+VIEW_SETS = (("graph", "code", "prompt"), ("graph",), ("code",), ("prompt",))
+
+
+def _retry_keyword(ps, rng, noise=0.1):
+    """Planted view-split labels on the same pairs: a workflow succeeds iff its code retries (a ``for attempt``
+    loop, visible only in the code view) AND one of its prompts asks to work "step by step" (visible only in the
+    prompt text, which the graph view also reads), labels flipped with probability ``noise``. No single view
+    sees both halves, so every single-view predictor is capped well below a multi-view one."""
+    from iclr26sci.agents import PairSet
+
+    f = np.array([float(("for attempt in range(" in w.code) and any("step by step" in str(p) for p in w.prompts))
+                  for w in ps.workflows])
+    y = f[ps.w_idx]
+    y = np.where(rng.random(y.size) < noise, 1.0 - y, y)
+    return PairSet(ps.workflows, ps.tasks, ps.w_idx, ps.t_idx, y, ps.domain)
+
+
+def _claim_c3(profile, rng, views_multi=("graph", "code", "prompt"), n_benches=None, epochs=None):
+    """Per bench seed: test accuracy of the multi-view predictor minus the best single view's (min over views of
+    the paired gap), on the synthetic bench and on the planted view-split labels of the same workflows."""
+    from validation.claims import ClaimResult, mean_effect
+
+    from iclr26sci.agents import MultiViewWorkflowEncoder, accuracy, synthetic_workflow_bench
+
+    n_benches = n_benches or profile.pick(4, 8)
+    epochs = epochs or profile.pick(20, 40)
+    gaps = {"synthetic": [], "planted": []}
+    rows = []
+    for b in range(n_benches):
+        bench = synthetic_workflow_bench(n_workflows=40, n_tasks=8, rng=rng)
+        planted = (_retry_keyword(bench.train, rng), _retry_keyword(bench.test, rng))
+        for lab, (tr, te) in (("synthetic", (bench.train, bench.test)), ("planted", planted)):
+            seed = int(rng.integers(2 ** 31))            # paired: same batch order and initialisation per view set
+            acc = {}
+            for views in VIEW_SETS:
+                v = views_multi if len(views) == 3 else views
+                enc = MultiViewWorkflowEncoder(hidden=32, n_layers=2, dropout=0.1, views=v, text_encoder="hash",
+                                               dim=128)
+                acc["+".join(views)] = accuracy(_small_predictor(encoder=enc, epochs=epochs, rng=seed).fit(tr), te)
+            multi = acc.pop("graph+code+prompt")
+            gaps[lab].append(multi - max(acc.values()))
+            rows.append({"bench": b, "labels": lab, "multi-view": round(multi, 4),
+                         **{k: round(a, 4) for k, a in acc.items()}, "multi - best single": round(gaps[lab][-1], 4)})
+    what = "test accuracy, multi-view minus the best single view of the same bench (paired fits)"
+    eff = mean_effect(gaps["synthetic"], 0.01, what=what + " (synthetic bench)")
+    ctrl = mean_effect(gaps["planted"], 0.05, what=what + " (planted retry-AND-step-by-step labels)")
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{n_benches} synthetic benches (40 workflows x 8 tasks x 3 domains, workflow split), "
+                               f"{epochs} epochs per fit, hash text encoder; the best single view is taken per bench "
+                               "on the test set (a conservative comparison for the multi-view model). min effect "
+                               "0.01 = the spec's +1 point (the paper's Table 4 gap is +0.85 points).")
+
+
+from validation.claims import claim as _claim3  # noqa: E402
+
+
+@_claim3(method="agents", paper=PAPER, budget=60,
+         claim="Combining the graph, code and prompt views predicts workflow success better than any single view",
+         paper_setting="Table 4, view ablation on the AFlow domains (code, math, reasoning), accuracy averaged",
+         paper_number="accuracy 84.38 (all three views) vs 83.53 (graph only, the best single view): +0.85 points",
+         regime="On the synthetic bench each view carries signal the others miss (the retry count only in the code, "
+                "the structure not in the prompt text, the prompts not in the code), so a fused encoder can gain over "
+                "any one view when its fit has enough pairs.",
+         control="Planted view-split labels on the same workflows: success iff the code retries AND a prompt asks "
+                 "for step-by-step work (10% label noise), which no single view can see whole; same fits",
+         test="one-sided t over bench seeds, alpha 0.05; power for 0.01 (control: 0.05)")
+def c3_multiview_claim(profile, rng, views_multi=("graph", "code", "prompt")):
+    return _claim_c3(profile, rng, views_multi=views_multi)
+
+
+def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05):
+    """Per bench seed, paired fits at a low label ratio: accuracy from the reconstructed pretraining minus from
+    scratch (effect), and from an oracle initialisation (the encoder of a predictor fitted on all training labels)
+    minus from scratch (control)."""
+    from validation.claims import ClaimResult, mean_effect
+
+    from iclr26sci.agents import MultiViewWorkflowEncoder, PretrainedEncoder, accuracy, pretrain, synthetic_workflow_bench
+
+    n_benches = n_benches or profile.pick(5, 8)
+    gaps, ctrl, rows = [], [], []
+    for b in range(n_benches):
+        bench = synthetic_workflow_bench(n_workflows=40, n_tasks=8, rng=rng)
+        cfg = MultiViewWorkflowEncoder(hidden=32, n_layers=2, dropout=0.1, text_encoder="hash", dim=128)
+        enc = pretrain(bench.unlabeled, encoder=cfg, epochs=profile.pick(20, 40), rng=rng)
+        full = _small_predictor(encoder=cfg, epochs=profile.pick(20, 30), rng=rng).fit(bench.train)
+        oracle = PretrainedEncoder(cfg, {k: v.detach().cpu().clone()
+                                         for k, v in full.model_.enc.state_dict().items()}, [])
+        if ignore_pretraining:                           # broken: the "pretrained" arm starts from scratch
+            enc = cfg
+        seed = int(rng.integers(2 ** 31))                # paired: same labelled subset, batch order, head init
+        a = {k: accuracy(_small_predictor(encoder=e, epochs=20, rng=seed).fit(bench.train, label_ratio=ratio),
+                         bench.test) for k, e in (("scratch", cfg), ("pretrained", enc), ("oracle init", oracle))}
+        gaps.append(a["pretrained"] - a["scratch"])
+        ctrl.append(a["oracle init"] - a["scratch"])
+        rows.append({"bench": b, "label ratio": ratio, **{k: round(v, 4) for k, v in a.items()}})
+    what = f"test accuracy at label ratio {ratio}, fine-tuned from {{}} minus from scratch (paired fits)"
+    eff = mean_effect(gaps, 0.03, what=what.format("the reconstructed pretraining"))
+    con = mean_effect(ctrl, 0.03, what=what.format("an oracle encoder (fitted on all training labels)"))
+    return ClaimResult(effect=eff, control=con, table=rows,
+                       details=f"{n_benches} synthetic benches (40 workflows x 8 tasks x 3 domains; unlabelled pool = "
+                               "the training workflows of all 3 domains); pretraining = reconstruction + NT-Xent "
+                               f"({profile.pick(20, 40)} epochs); 20 fine-tuning epochs. min effect 0.03 = a quarter "
+                               "of the paper's 'up to +12.12%' low-label gain.")
+
+
+@_claim3(method="agents", paper=PAPER, budget=90,
+         claim="Cross-domain unsupervised pretraining of the encoder raises accuracy when labels are scarce",
+         paper_setting="Fig. 3 and Sec. 4: label ratios 0.5 to 0.1 (FLORA-Bench); pretrained 'Agent Predictor+' vs "
+                       "training from scratch",
+         paper_number="up to +12.12% accuracy and +15.16% utility in low-label regimes (pretraining code not "
+                      "released; our pretraining is a reconstruction)",
+         regime="With 5% of the labels a scratch fit sees a few dozen pairs; unlabelled workflows of all domains "
+                "carry their structure and text, so an encoder pretrained on them can start closer to useful "
+                "features, if reconstruction + contrastive pretraining captures what predicts success.",
+         control="Oracle initialisation: the encoder of a predictor fitted on all training labels of the same bench, "
+                 "fine-tuned at the same 5% ratio (an initialisation known to carry the success signal)",
+         test="one-sided t over bench seeds, alpha 0.05; power for 0.03")
+def c4_pretraining_claim(profile, rng, ignore_pretraining=False):
+    return _claim_c4(profile, rng, ignore_pretraining=ignore_pretraining)

@@ -480,3 +480,76 @@ from validation.claims import claim as _claim  # noqa: E402
         test="one-sided paired t over (brain seed, target) pairs, alpha 0.05; power for 0.03")
 def c_pseudo_target_guidance(profile, rng, steps=None):
     return _claim_guidance(profile, rng, steps=steps)
+
+
+# ----------------------------------------------------------------------------------- family of brains (D3-4)
+# MindPilot against each peer over a family of simulated brains: brain seeds drawn from the master seed, SNR 0, 5,
+# 10, 20 dB in turn, and per brain one target from each third of target difficulty (the target's distance in
+# embedding space to its nearest pool image: an isolated target is hard to reach by retrieval). Every method runs on
+# the same (brain, target, pool, seed); the score is the noise-free reward of the best observed image within B.
+FAMILY_PEERS = ("GP-UCB (BoTorch, directions)", "GP-UCB (BoTorch, pool)", "CMA-ES", "Random")
+
+
+def _family_makers(emb, gen, fit_every):
+    from iclr26sci.closedloop import CMAES, BoTorchUCB, RandomPool
+
+    it = 50 if fit_every > 1 else None
+    return {
+        "MindPilot": lambda pool, s: _mindpilot(emb, gen, pool, s),
+        # the official benchmark's BayesianOptimizationWrapper: 10 random directions, then per step 100 fresh
+        # normalised Gaussian directions scored by UCB (kappa 2.5), the argmax rendered by the generator
+        "GP-UCB (BoTorch, directions)": lambda pool, s: BoTorchUCB(emb, pool, generator=gen, space="directions",
+                                                                   n_candidates=100, fit_every=fit_every,
+                                                                   fit_iters=it, rng=s),
+        "GP-UCB (BoTorch, pool)": lambda pool, s: BoTorchUCB(emb, pool, fit_every=fit_every, fit_iters=it, rng=s),
+        "CMA-ES": lambda pool, s: CMAES(emb, gen, pool, rng=s),
+        "Random": lambda pool, s: RandomPool(pool, rng=s),
+    }
+
+
+def _difficulty_targets(X, emb, n, rng):
+    """n target indices spread over difficulty: the pool's images split into n equal bands of nearest-neighbour
+    distance in embedding space (excluding itself), one target drawn from each band."""
+    Z = emb.transform(X)
+    sq = (Z ** 2).sum(1)
+    D = sq[:, None] + sq[None, :] - 2 * Z @ Z.T
+    np.fill_diagonal(D, np.inf)
+    nn = np.sqrt(np.maximum(D.min(1), 0.0))
+    order = np.argsort(nn, kind="stable")
+    bands = np.array_split(order, n)
+    return [int(rng.choice(b)) for b in bands], nn
+
+
+def _family_runs(rng, n_brains=8, n_targets=3, smooth=False, budgets=(50,), methods=None, fit_every=10,
+                 curves=None):
+    """Rows (brain j, snr, difficulty band k, target NN distance, score of each method in ``methods``) for each
+    budget in ``budgets`` (a dict B -> array); ``curves`` (a dict) collects each method's true reward of the best
+    observed image against the query count, for the figure."""
+    from iclr26sci.closedloop import run_loop
+
+    methods = list(methods or ("MindPilot",) + FAMILY_PEERS)
+    snrs = (0.0, 5.0, 10.0, 20.0)
+    rows = {B: [] for B in budgets}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for j in range(n_brains):
+            X, brain, emb, gen = _setting(_seed(rng), snr_db=snrs[j % len(snrs)])
+            makers = _family_makers(emb, gen, fit_every)
+            idx, nn = _difficulty_targets(X, emb, n_targets, rng)
+            for k, i in enumerate(idx):
+                pool = np.delete(X, i, axis=0)
+                b = _SmoothBrain(emb, X[i], rng=_seed(rng)) if smooth else brain.with_target(X[i], rng=_seed(rng))
+                s = _seed(rng)
+                sc = {B: [] for B in budgets}
+                for m in methods:
+                    res = run_loop(makers[m](pool, s), b, max(budgets))
+                    r, t = np.asarray(res.rewards, float), np.asarray(res.true_rewards, float)
+                    for B in budgets:     # the best observed within the first B queries, scored by its true reward
+                        sc[B].append(float(t[:B][int(np.argmax(r[:B]))]))
+                    if curves is not None:
+                        best = np.maximum.accumulate(r)
+                        first = np.array([int(np.argmax(r[:q + 1] >= best[q])) for q in range(len(r))])
+                        curves.setdefault(m, []).append(t[first])
+                for B in budgets:
+                    rows[B].append((j, snrs[j % len(snrs)], k, float(nn[i]), *sc[B]))
+    return {B: np.array(v) for B, v in rows.items()}, methods
