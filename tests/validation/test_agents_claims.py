@@ -21,3 +21,21 @@ def test_per_task_prior_fails():
     assert res.table[0]["pooled AUC"] > 0.95          # it would pass a pooled-AUC check
     r = evaluate_claim(res)
     assert r["verdict"] != "reproduced" and not r["passed"] and r["effect"]["estimate"] == 0.0
+
+
+def test_c3_broken_variant_fails():
+    """Broken: the 'multi-view' arm uses the graph view alone; it can never beat the best single view."""
+    from validation.agents import _claim_c3
+
+    res = _claim_c3(P, np.random.default_rng(0), views_multi=("graph",), n_benches=2, epochs=2)
+    r = evaluate_claim(res)
+    assert r["effect"]["estimate"] <= 0.0 and r["verdict"] != "reproduced" and not r["passed"]
+
+
+def test_c4_pretraining_ignored_variant_fails():
+    """Broken: fine-tuning silently starts from scratch; the paired gap is exactly 0 on every bench."""
+    from validation.agents import _claim_c4
+
+    res = _claim_c4(P, np.random.default_rng(0), ignore_pretraining=True, n_benches=2, epochs=2)
+    r = evaluate_claim(res)
+    assert r["effect"]["estimate"] == 0.0 and r["verdict"] != "reproduced" and not r["passed"]
