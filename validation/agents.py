@@ -10,6 +10,10 @@ held-out training workflows. Check 5 is a mechanics property and runs in the qui
 25-30 s per seed on a loaded shared machine); its regret shrink is a criterion of the full profile only
 (under-powered at the CI size). Checks 3, 4 and 6 run in the full profile only (check 6's 0.05 ECE bound is not met
 robustly by a CI-size fit; see the check).
+Claims (tier ``claims``): c7 (within-task discrimination on the executed bench) runs in CI; c3_multiview_claim
+(multi-view minus the best single view, planted view-split control) and c4_pretraining_claim (pretrained minus
+scratch at label ratio 0.05, oracle-initialisation control) are registered with ``slow=True`` (full profile): at a
+CI size their verdicts are not powered (see each check and docs/agents.md).
 Every check takes ``variant=`` naming a broken implementation it must catch (tests/agents/test_agents_validation.py
 runs them and sees them fail).
 """
