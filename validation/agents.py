@@ -576,6 +576,7 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
     from iclr26sci.agents import MultiViewWorkflowEncoder, PretrainedEncoder, accuracy, pretrain, synthetic_workflow_bench
 
     n_benches = n_benches or profile.pick(5, 8)
+    ft_epochs = ft_epochs or 150
     gaps, ctrl, rows = [], [], []
     for b in range(n_benches):
         bench = synthetic_workflow_bench(n_workflows=40, n_tasks=8, rng=rng)
@@ -588,7 +589,7 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
         if ignore_pretraining:                           # broken: the "pretrained" arm starts from scratch
             enc = cfg
         seed = int(rng.integers(2 ** 31))                # paired: same labelled subset, batch order, head init
-        a = {k: accuracy(_small_predictor(encoder=e, epochs=ft_epochs or 150, rng=seed).fit(bench.train, label_ratio=ratio),
+        a = {k: accuracy(_small_predictor(encoder=e, epochs=ft_epochs, rng=seed).fit(bench.train, label_ratio=ratio),
                          bench.test) for k, e in (("scratch", cfg), ("pretrained", enc), ("oracle init", oracle))}
         gaps.append(a["pretrained"] - a["scratch"])
         ctrl.append(a["oracle init"] - a["scratch"])
@@ -599,13 +600,21 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
     return ClaimResult(effect=eff, control=con, table=rows,
                        details=f"{n_benches} synthetic benches (40 workflows x 8 tasks x 3 domains; unlabelled pool = "
                                "the training workflows of all 3 domains); pretraining = reconstruction + NT-Xent "
-                               f"({profile.pick(20, 40)} epochs); {ft_epochs or 150} fine-tuning epochs on the labelled "
+                               f"({profile.pick(20, 40)} epochs); {ft_epochs} fine-tuning epochs on the labelled "
                                "5% (one batch each: at 20 epochs the scratch and pretrained fits barely leave their "
                                "initialisation and predict one class). min effect 0.03 = a quarter of the paper's "
                                "'up to +12.12%' low-label gain (control: 0.05).")
 
 
-@_claim3(method="agents", paper=PAPER, budget=90,
+# c4 runs at the full profile only (slow). At the CI size (40 workflows x 8 tasks x 3 domains, label ratio 0.05 =
+# about 33 labelled pairs, pretraining 20 epochs; stream default_rng(0)) no setting gave a powered verdict with a
+# passing control: with 20 fine-tuning epochs both arms predicted one class (pretrained - scratch exactly 0 on 3 of
+# 3 benches; oracle-initialisation control +0.093, SE 0.014); with 150 epochs pretrained - scratch = -0.016 (SE
+# 0.006, 3 benches: a powered null at 0.03) but the control fell to +0.068 (SE 0.038, power 0.37); with 60 epochs
+# -- 4 benches -- +0.009 (SE 0.034) and control +0.054 (SE 0.041). The labelled 5% is too small for any
+# initialisation effect to survive fine-tuning reliably at this size; each run cost 5-10 min wall on the shared
+# machine. The full profile uses 8 benches and 40 pretraining epochs.
+@_claim3(method="agents", paper=PAPER, budget=900, slow=True,
          claim="Cross-domain unsupervised pretraining of the encoder raises accuracy when labels are scarce",
          paper_setting="Fig. 3 and Sec. 4: label ratios 0.5 to 0.1 (FLORA-Bench); pretrained 'Agent Predictor+' vs "
                        "training from scratch",
@@ -616,6 +625,6 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
                 "features, if reconstruction + contrastive pretraining captures what predicts success.",
          control="Oracle initialisation: the encoder of a predictor fitted on all training labels of the same bench, "
                  "fine-tuned at the same 5% ratio (an initialisation known to carry the success signal)",
-         test="one-sided t over bench seeds, alpha 0.05; power for 0.03")
+         test="one-sided t over bench seeds, alpha 0.05; power for 0.03 (control: 0.05)")
 def c4_pretraining_claim(profile, rng, ignore_pretraining=False):
     return _claim_c4(profile, rng, ignore_pretraining=ignore_pretraining)
