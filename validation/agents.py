@@ -609,7 +609,7 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
 # c4 runs at the full profile only (slow). At the CI size (40 workflows x 8 tasks x 3 domains, label ratio 0.05 =
 # about 33 labelled pairs, pretraining 20 epochs; stream default_rng(0)) no setting gave a powered verdict with a
 # passing control: with 20 fine-tuning epochs both arms predicted one class (pretrained - scratch exactly 0 on 3 of
-# 3 benches; oracle-initialisation control +0.093, SE 0.014); with 150 epochs pretrained - scratch = -0.016 (SE
+# 3 benches, SE 0: no verdict; oracle-initialisation control +0.093, SE 0.014); with 150 epochs pretrained - scratch = -0.016 (SE
 # 0.006, 3 benches: a powered null at 0.03) but the control fell to +0.068 (SE 0.038, power 0.37); with 60 epochs
 # -- 4 benches -- +0.009 (SE 0.034) and control +0.054 (SE 0.041). The labelled 5% is too small for any
 # initialisation effect to survive fine-tuning reliably at this size; each run cost 5-10 min wall on the shared
