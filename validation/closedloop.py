@@ -195,37 +195,6 @@ def best_so_far_and_stop(profile, rng, _variant=None):
 
 
 # ---------------------------------------------------------------------------------------------- D3-4
-def _run_methods(X, brain, emb, gen, budgets, n_targets, rng, methods, bo_fit_every):
-    from iclr26sci.closedloop import CMAES, BoTorchUCB, GPUCB, GreedyRetrieval, RandomPool, run_loop
-
-    makers = {
-        "MindPilot": lambda pool, s: _mindpilot(emb, gen, pool, s),
-        "MindPilot (T=0.02)": lambda pool, s: _mindpilot(emb, gen, pool, s, temperature=0.02),
-        "Random": lambda pool, s: RandomPool(pool, rng=s),
-        "Greedy": lambda pool, s: GreedyRetrieval(emb, pool, rng=s),
-        "GP-UCB (ours)": lambda pool, s: GPUCB(emb, pool, fit_every=bo_fit_every, rng=s),
-        "GP-UCB (BoTorch)": lambda pool, s: BoTorchUCB(emb, pool, fit_every=bo_fit_every,
-                                                       fit_iters=50 if bo_fit_every > 1 else None, rng=s),
-        "CMA-ES": lambda pool, s: CMAES(emb, gen, pool, rng=s),
-    }
-    out = {(m, B): [] for m in methods for B in budgets}
-    curves = {m: [] for m in methods}
-    for (b, pool) in _targets(X, brain, n_targets, rng):
-        s = _seed(rng)
-        for m in methods:
-            res = run_loop(makers[m](pool, s), b, max(budgets))
-            for B in budgets:       # the best observed within the first B queries, scored by its true reward
-                r, t = res.rewards[:B], res.true_rewards[:B]
-                out[(m, B)].append(float(t[int(np.argmax(r))]))
-            # the same quantity at every query count q (for the figure): true reward of the best observed so far
-            r, t = np.asarray(res.rewards, float), np.asarray(res.true_rewards, float)
-            best = np.maximum.accumulate(r)
-            first = np.array([int(np.argmax(r[:q + 1] >= best[q])) for q in range(len(r))])
-            curves[m].append(t[first])
-    out["curves"] = curves
-    return out
-
-
 def _efficiency_figure(curves, budgets):
     """True reward of the best image observed so far against the query (iteration) count, per method: mean over
     targets with a 95% band (t-free: 1.96 SE), the tested budgets marked."""
