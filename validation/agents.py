@@ -10,6 +10,10 @@ held-out training workflows. Check 5 is a mechanics property and runs in the qui
 25-30 s per seed on a loaded shared machine); its regret shrink is a criterion of the full profile only
 (under-powered at the CI size). Checks 3, 4 and 6 run in the full profile only (check 6's 0.05 ECE bound is not met
 robustly by a CI-size fit; see the check).
+Claims (tier ``claims``): c7 (within-task discrimination on the executed bench) runs in CI; c3_multiview_claim
+(multi-view minus the best single view, planted view-split control) and c4_pretraining_claim (pretrained minus
+scratch at label ratio 0.05, oracle-initialisation control) are registered with ``slow=True`` (full profile): at a
+CI size their verdicts are not powered (see each check and docs/agents.md).
 Every check takes ``variant=`` naming a broken implementation it must catch (tests/agents/test_agents_validation.py
 runs them and sees them fail).
 """
@@ -484,3 +488,143 @@ from validation.claims import claim as _claim  # noqa: E402
         test="one-sided t over held-out tasks with mixed labels, alpha 0.05; power for 0.13")
 def c7_executed_bench_signal(profile, rng, predictor="multiview"):
     return _claim_c7(profile, rng, predictor)
+
+
+# ------------------------------------------------------------------------------------- c3 and c4 as claims
+VIEW_SETS = (("graph", "code", "prompt"), ("graph",), ("code",), ("prompt",))
+
+
+def _retry_keyword(ps, rng, noise=0.1):
+    """Planted view-split labels on the same pairs: a workflow succeeds iff its code retries (a ``for attempt``
+    loop, visible only in the code view) AND one of its prompts asks to work "step by step" (visible only in the
+    prompt text, which the graph view also reads), labels flipped with probability ``noise``. No single view
+    sees both halves, so every single-view predictor is capped well below a multi-view one."""
+    from iclr26sci.agents import PairSet
+
+    f = np.array([float(("for attempt in range(" in w.code) and any("step by step" in str(p) for p in w.prompts))
+                  for w in ps.workflows])
+    y = f[ps.w_idx]
+    y = np.where(rng.random(y.size) < noise, 1.0 - y, y)
+    return PairSet(ps.workflows, ps.tasks, ps.w_idx, ps.t_idx, y, ps.domain)
+
+
+def _claim_c3(profile, rng, views_multi=("graph", "code", "prompt"), n_benches=None, epochs=None):
+    """Per bench seed: test accuracy of the multi-view predictor minus the best single view's (min over views of
+    the paired gap), on the synthetic bench and on the planted view-split labels of the same workflows."""
+    from validation.claims import ClaimResult, mean_effect
+
+    from iclr26sci.agents import MultiViewWorkflowEncoder, accuracy, synthetic_workflow_bench
+
+    n_benches = n_benches or profile.pick(4, 8)
+    epochs = epochs or profile.pick(20, 40)
+    gaps = {"synthetic": [], "planted": []}
+    rows = []
+    for b in range(n_benches):
+        bench = synthetic_workflow_bench(n_workflows=40, n_tasks=8, rng=rng)
+        planted = (_retry_keyword(bench.train, rng), _retry_keyword(bench.test, rng))
+        for lab, (tr, te) in (("synthetic", (bench.train, bench.test)), ("planted", planted)):
+            seed = int(rng.integers(2 ** 31))            # paired: same batch order and initialisation per view set
+            acc = {}
+            for views in VIEW_SETS:
+                v = views_multi if len(views) == 3 else views
+                enc = MultiViewWorkflowEncoder(hidden=32, n_layers=2, dropout=0.1, views=v, text_encoder="hash",
+                                               dim=128)
+                acc["+".join(views)] = accuracy(_small_predictor(encoder=enc, epochs=epochs, rng=seed).fit(tr), te)
+            multi = acc.pop("graph+code+prompt")
+            gaps[lab].append(multi - max(acc.values()))
+            rows.append({"bench": b, "labels": lab, "multi-view": round(multi, 4),
+                         **{k: round(a, 4) for k, a in acc.items()}, "multi - best single": round(gaps[lab][-1], 4)})
+    what = "test accuracy, multi-view minus the best single view of the same bench (paired fits)"
+    eff = mean_effect(gaps["synthetic"], 0.01, what=what + " (synthetic bench)")
+    ctrl = mean_effect(gaps["planted"], 0.05, what=what + " (planted retry-AND-step-by-step labels)")
+    return ClaimResult(effect=eff, control=ctrl, table=rows,
+                       details=f"{n_benches} synthetic benches (40 workflows x 8 tasks x 3 domains, workflow split), "
+                               f"{epochs} epochs per fit, hash text encoder; the best single view is taken per bench "
+                               "on the test set (a conservative comparison for the multi-view model). min effect "
+                               "0.01 = the spec's +1 point (the paper's Table 4 gap is +0.85 points).")
+
+
+from validation.claims import claim as _claim3  # noqa: E402
+
+
+# c3 runs at the full profile only (slow): at the CI size (2 benches of 40 workflows x 8 tasks x 3 domains, 20
+# epochs, master seed 0's stream) the 16 fits took 420 s wall on the shared machine and measured multi - best single
+# view = -0.038 (SE 0.017) with the planted control at +0.083 (SE 0.010, power 1.00). The paper's gap is +0.85
+# points; a powered verdict at min effect 0.01 needs SE <= 0.01 / 2.49 = 0.004, i.e. about (0.017 * sqrt(2) /
+# 0.004)^2 ~ 36 benches (288 fits), far beyond a claims-tier budget. At the CI size the verdict would be
+# "inconclusive", which counts as a failure, so it is not put in the claims tier.
+@_claim3(method="agents", paper=PAPER, budget=900, slow=True,
+         claim="Combining the graph, code and prompt views predicts workflow success better than any single view",
+         paper_setting="Table 4, view ablation on the AFlow domains (code, math, reasoning), accuracy averaged",
+         paper_number="accuracy 84.38 (all three views) vs 83.53 (graph only, the best single view): +0.85 points",
+         regime="On the synthetic bench each view carries signal the others miss (the retry count only in the code, "
+                "the structure not in the prompt text, the prompts not in the code), so a fused encoder can gain over "
+                "any one view when its fit has enough pairs.",
+         control="Planted view-split labels on the same workflows: success iff the code retries AND a prompt asks "
+                 "for step-by-step work (10% label noise), which no single view can see whole; same fits",
+         test="one-sided t over bench seeds, alpha 0.05; power for 0.01 (control: 0.05)")
+def c3_multiview_claim(profile, rng, views_multi=("graph", "code", "prompt")):
+    return _claim_c3(profile, rng, views_multi=views_multi)
+
+
+def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05, epochs=None, ft_epochs=None):
+    """Per bench seed, paired fits at a low label ratio: accuracy from the reconstructed pretraining minus from
+    scratch (effect), and from an oracle initialisation (the encoder of a predictor fitted on all training labels)
+    minus from scratch (control)."""
+    from validation.claims import ClaimResult, mean_effect
+
+    from iclr26sci.agents import MultiViewWorkflowEncoder, PretrainedEncoder, accuracy, pretrain, synthetic_workflow_bench
+
+    n_benches = n_benches or profile.pick(5, 8)
+    ft_epochs = ft_epochs or 150
+    gaps, ctrl, rows = [], [], []
+    for b in range(n_benches):
+        bench = synthetic_workflow_bench(n_workflows=40, n_tasks=8, rng=rng)
+        cfg = MultiViewWorkflowEncoder(hidden=32, n_layers=2, dropout=0.1, text_encoder="hash", dim=128)
+        enc = pretrain(bench.unlabeled, encoder=cfg, epochs=epochs or profile.pick(20, 40), rng=rng)
+        full = _small_predictor(encoder=cfg, epochs=epochs or profile.pick(20, 30), rng=rng).fit(bench.train)
+        oracle = PretrainedEncoder(cfg, {k: v.detach().cpu().clone()
+                                         for k, v in full.model_.enc.state_dict().items()},
+                                   {"loss": [0.0], "rec": [0.0], "con": [0.0]})   # no pretraining history
+        if ignore_pretraining:                           # broken: the "pretrained" arm starts from scratch
+            enc = cfg
+        seed = int(rng.integers(2 ** 31))                # paired: same labelled subset, batch order, head init
+        a = {k: accuracy(_small_predictor(encoder=e, epochs=ft_epochs, rng=seed).fit(bench.train, label_ratio=ratio),
+                         bench.test) for k, e in (("scratch", cfg), ("pretrained", enc), ("oracle init", oracle))}
+        gaps.append(a["pretrained"] - a["scratch"])
+        ctrl.append(a["oracle init"] - a["scratch"])
+        rows.append({"bench": b, "label ratio": ratio, **{k: round(v, 4) for k, v in a.items()}})
+    what = f"test accuracy at label ratio {ratio}, fine-tuned from {{}} minus from scratch (paired fits)"
+    eff = mean_effect(gaps, 0.03, what=what.format("the reconstructed pretraining"))
+    con = mean_effect(ctrl, 0.05, what=what.format("an oracle encoder (fitted on all training labels)"))
+    return ClaimResult(effect=eff, control=con, table=rows,
+                       details=f"{n_benches} synthetic benches (40 workflows x 8 tasks x 3 domains; unlabelled pool = "
+                               "the training workflows of all 3 domains); pretraining = reconstruction + NT-Xent "
+                               f"({profile.pick(20, 40)} epochs); {ft_epochs} fine-tuning epochs on the labelled "
+                               "5% (one batch each: at 20 epochs the scratch and pretrained fits barely leave their "
+                               "initialisation and predict one class). min effect 0.03 = a quarter of the paper's "
+                               "'up to +12.12%' low-label gain (control: 0.05).")
+
+
+# c4 runs at the full profile only (slow). At the CI size (40 workflows x 8 tasks x 3 domains, label ratio 0.05 =
+# about 33 labelled pairs, pretraining 20 epochs; stream default_rng(0)) no setting gave a powered verdict with a
+# passing control: with 20 fine-tuning epochs both arms predicted one class (pretrained - scratch exactly 0 on 3 of
+# 3 benches, SE 0: no verdict; oracle-initialisation control +0.093, SE 0.014); with 150 epochs pretrained - scratch = -0.016 (SE
+# 0.006, 3 benches: a powered null at 0.03) but the control fell to +0.068 (SE 0.038, power 0.37); with 60 epochs
+# -- 4 benches -- +0.009 (SE 0.034) and control +0.054 (SE 0.041). The labelled 5% is too small for any
+# initialisation effect to survive fine-tuning reliably at this size; each run cost 5-10 min wall on the shared
+# machine. The full profile uses 8 benches and 40 pretraining epochs.
+@_claim3(method="agents", paper=PAPER, budget=900, slow=True,
+         claim="Cross-domain unsupervised pretraining of the encoder raises accuracy when labels are scarce",
+         paper_setting="Fig. 3 and Sec. 4: label ratios 0.5 to 0.1 (FLORA-Bench); pretrained 'Agent Predictor+' vs "
+                       "training from scratch",
+         paper_number="up to +12.12% accuracy and +15.16% utility in low-label regimes (pretraining code not "
+                      "released; our pretraining is a reconstruction)",
+         regime="With 5% of the labels a scratch fit sees a few dozen pairs; unlabelled workflows of all domains "
+                "carry their structure and text, so an encoder pretrained on them can start closer to useful "
+                "features, if reconstruction + contrastive pretraining captures what predicts success.",
+         control="Oracle initialisation: the encoder of a predictor fitted on all training labels of the same bench, "
+                 "fine-tuned at the same 5% ratio (an initialisation known to carry the success signal)",
+         test="one-sided t over bench seeds, alpha 0.05; power for 0.03 (control: 0.05)")
+def c4_pretraining_claim(profile, rng, ignore_pretraining=False):
+    return _claim_c4(profile, rng, ignore_pretraining=ignore_pretraining)

@@ -195,37 +195,6 @@ def best_so_far_and_stop(profile, rng, _variant=None):
 
 
 # ---------------------------------------------------------------------------------------------- D3-4
-def _run_methods(X, brain, emb, gen, budgets, n_targets, rng, methods, bo_fit_every):
-    from iclr26sci.closedloop import CMAES, BoTorchUCB, GPUCB, GreedyRetrieval, RandomPool, run_loop
-
-    makers = {
-        "MindPilot": lambda pool, s: _mindpilot(emb, gen, pool, s),
-        "MindPilot (T=0.02)": lambda pool, s: _mindpilot(emb, gen, pool, s, temperature=0.02),
-        "Random": lambda pool, s: RandomPool(pool, rng=s),
-        "Greedy": lambda pool, s: GreedyRetrieval(emb, pool, rng=s),
-        "GP-UCB (ours)": lambda pool, s: GPUCB(emb, pool, fit_every=bo_fit_every, rng=s),
-        "GP-UCB (BoTorch)": lambda pool, s: BoTorchUCB(emb, pool, fit_every=bo_fit_every,
-                                                       fit_iters=50 if bo_fit_every > 1 else None, rng=s),
-        "CMA-ES": lambda pool, s: CMAES(emb, gen, pool, rng=s),
-    }
-    out = {(m, B): [] for m in methods for B in budgets}
-    curves = {m: [] for m in methods}
-    for (b, pool) in _targets(X, brain, n_targets, rng):
-        s = _seed(rng)
-        for m in methods:
-            res = run_loop(makers[m](pool, s), b, max(budgets))
-            for B in budgets:       # the best observed within the first B queries, scored by its true reward
-                r, t = res.rewards[:B], res.true_rewards[:B]
-                out[(m, B)].append(float(t[int(np.argmax(r))]))
-            # the same quantity at every query count q (for the figure): true reward of the best observed so far
-            r, t = np.asarray(res.rewards, float), np.asarray(res.true_rewards, float)
-            best = np.maximum.accumulate(r)
-            first = np.array([int(np.argmax(r[:q + 1] >= best[q])) for q in range(len(r))])
-            curves[m].append(t[first])
-    out["curves"] = curves
-    return out
-
-
 def _efficiency_figure(curves, budgets):
     """True reward of the best image observed so far against the query (iteration) count, per method: mean over
     targets with a 95% band (t-free: 1.96 SE), the tested budgets marked."""
@@ -247,51 +216,75 @@ def _efficiency_figure(curves, budgets):
     return readable(fig)
 
 
-@check(method="closedloop", paper=PAPER, budget=12,
-       guarantee="D3-4: sample efficiency: at query budgets B <= 50 MindPilot's best-image true (noise-free) "
-                 "reward is higher than BoTorch GP-UCB's (kappa 2.5, 10 initial points) and CMA-ES's (cma, "
-                 "popsize 8, sigma0 0.5), paired one-sided Wilcoxon p < 0.05 over targets (10 dB SNR)")
+@check(method="closedloop", paper=PAPER, budget=150,
+       guarantee="D3-4: sample efficiency over a family of simulated brains: at query budgets B <= 50 MindPilot's "
+                 "best-image true (noise-free) reward is higher than each peer's -- BoTorch GP-UCB with the official "
+                 "benchmark's random Gaussian-direction proposals, BoTorch GP-UCB over the pool (kappa 2.5, 10 "
+                 "initial points), CMA-ES (cma, popsize 8, sigma0 0.5) and random pool search -- paired one-sided "
+                 "Wilcoxon p < 0.05 over (brain, target) pairs; brains at SNR 0, 5, 10, 20 dB, targets spread over "
+                 "difficulty")
 def sample_efficiency(profile, rng, _variant=None):
-    X, brain, emb, gen = _setting(_seed(rng))
     budgets = profile.pick([20, 50], [20, 50, 100])
-    methods = profile.pick(["MindPilot", "MindPilot (T=0.02)", "GP-UCB (BoTorch)", "CMA-ES", "Random"],
-                           ["MindPilot", "MindPilot (T=0.02)", "GP-UCB (BoTorch)", "GP-UCB (ours)", "CMA-ES", "Greedy",
-                            "Random"])
-    kw = {}
-    if _variant == "no_guidance":
-        kw = {"guidance_steps": 0}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if kw:
-            import validation.closedloop as me
-            orig = me._mindpilot
-            me._mindpilot = lambda emb_, gen_, pool, seed, **k: orig(emb_, gen_, pool, seed, **{**k, **kw})
-            try:
-                out = _run_methods(X, brain, emb, gen, budgets, profile.pick(6, 50), rng, methods,
-                                   profile.pick(10, 1))
-            finally:
-                me._mindpilot = orig
-        else:
-            out = _run_methods(X, brain, emb, gen, budgets, profile.pick(6, 50), rng, methods, profile.pick(10, 1))
+    n_brains, n_targets = profile.pick(8, 16), profile.pick(3, 6)
+    kw = {"guidance_steps": 0} if _variant == "no_guidance" else {}
+    curves = {}
+    import validation.closedloop as me
+    orig = me._mindpilot
+    if kw:
+        me._mindpilot = lambda emb_, gen_, pool, seed, **k: orig(emb_, gen_, pool, seed, **{**k, **kw})
+    try:
+        out, methods = _family_runs(rng, n_brains=n_brains, n_targets=n_targets, budgets=budgets,
+                                    fit_every=profile.pick(10, 1), curves=curves)
+    finally:
+        me._mindpilot = orig
     rows, crit = [], []
     for B in budgets:
-        row = {"budget": B}
-        for m in methods:
-            row[m] = float(np.mean(out[(m, B)]))
-        for peer in ("GP-UCB (BoTorch)", "CMA-ES"):
-            a, c = np.asarray(out[("MindPilot", B)]), np.asarray(out[(peer, B)])
-            diff = a - c
-            p = 1.0 if np.all(diff == 0) else float(stats.wilcoxon(a, c, alternative="greater").pvalue)
-            row[f"p vs {peer}"] = p
+        A = out[B]
+        for i, peer in enumerate(methods[1:], start=5):
+            a, c = A[:, 4], A[:, i]
+            d = a - c
+            p = 1.0 if np.all(d == 0) else float(stats.wilcoxon(a, c, alternative="greater").pvalue)
+            per_brain = [float(d[A[:, 0] == j].mean()) for j in range(n_brains)]
+            rows.append({"budget": B, "peer": peer, "MindPilot": round(float(a.mean()), 4),
+                         "peer mean": round(float(c.mean()), 4), "MindPilot - peer": round(float(d.mean()), 4),
+                         "SE": round(float(d.std(ddof=1) / math.sqrt(len(d))), 4), "Wilcoxon p": p,
+                         "brains MindPilot ahead": f"{sum(x > 0 for x in per_brain)}/{n_brains}"})
             if B <= 50:
                 crit.append(Criterion(f"Wilcoxon p, MindPilot > {peer} at B={B}", p, 0.05, "<"))
-        rows.append(row)
-    return CheckResult(criteria=crit, table=rows, figure=_efficiency_figure(out["curves"], budgets),
-                       details=f"{profile.pick(6, 50)} targets (digits), one brain, 10 dB; best observed image within "
-                               "B queries scored by its noise-free reward. The spec's qualitative claim with its "
-                               "test (one-sided paired Wilcoxon, p < 0.05). Quick profile: BoTorch refits its "
-                               "hyper-parameters every 10 observations with at most 50 L-BFGS iterations (conditioning on every one). 'MindPilot' is the paper's configuration (softmax temperature 1); 'MindPilot (T=0.02)' a sharper fit-set selection, reported, not tested. Catches MindPilot "
-                               "without pseudo-target guidance only where guidance is what wins.")
+    if profile.pick(False, True):       # positive control (full profile: it doubles the cost): smooth brains
+        C, _ = _family_runs(rng, n_brains=n_brains, n_targets=n_targets, smooth=True, budgets=(50,),
+                            fit_every=profile.pick(10, 1))
+        C = C[50]
+        for i, peer in enumerate(methods[1:], start=5):
+            d = C[:, 4] - C[:, i]
+            rows.append({"budget": 50, "peer": peer, "brains": "smooth control", "MindPilot": round(float(C[:, 4].mean()), 4),
+                         "peer mean": round(float(C[:, i].mean()), 4), "MindPilot - peer": round(float(d.mean()), 4),
+                         "SE": round(float(d.std(ddof=1) / math.sqrt(len(d))), 4),
+                         "Wilcoxon p": float(stats.wilcoxon(C[:, 4], C[:, i], alternative="greater").pvalue)})
+    A = out[50]
+    for j in range(n_brains):
+        m = A[:, 0] == j
+        rows.append({"budget": 50, "brain": j, "snr_db": float(A[m, 1][0]),
+                     **{mth: round(float(A[m, 4 + i].mean()), 4) for i, mth in enumerate(methods)}})
+    for k in range(n_targets):
+        m = A[:, 2] == k
+        rows.append({"budget": 50, "difficulty band": f"{k + 1} of {n_targets} (NN distance "
+                                                      f"{A[m, 3].min():.2f}-{A[m, 3].max():.2f})",
+                     **{mth: round(float(A[m, 4 + i].mean()), 4) for i, mth in enumerate(methods)}})
+    return CheckResult(criteria=crit, table=rows, figure=_efficiency_figure(curves, budgets),
+                       details=f"{n_brains} simulated brains (brain seeds from the master seed, SNR 0/5/10/20 dB in "
+                               f"turn) x {n_targets} targets each, one per band of target difficulty (nearest-pool-"
+                               "neighbour distance in the 16-d embedding); every method on the same (brain, target, "
+                               "pool, seed); best observed image within B queries scored by its noise-free reward. "
+                               "The spec's qualitative claim with its test (one-sided paired Wilcoxon, p < 0.05) "
+                               "against each peer. Quick profile: BoTorch refits its hyper-parameters every 10 "
+                               "observations with at most 50 L-BFGS iterations (conditioning on every one). 'GP-UCB "
+                               "(BoTorch, directions)' proposes as the official benchmark's BayesianOptimizationWrapper "
+                               "(100 fresh normalised Gaussian directions per step, here on the sphere of the pool's "
+                               "median embedding norm, rendered by the same generator). Catches MindPilot without "
+                               "pseudo-target guidance only where guidance is what wins. Positive control (full "
+                               "profile; quick-size numbers in docs/closedloop.md): the same family with smooth "
+                               "embedding-space brains (the c_pseudo_target_guidance control).")
 
 
 # ---------------------------------------------------------------------------------------------- D3-5
@@ -480,3 +473,76 @@ from validation.claims import claim as _claim  # noqa: E402
         test="one-sided paired t over (brain seed, target) pairs, alpha 0.05; power for 0.03")
 def c_pseudo_target_guidance(profile, rng, steps=None):
     return _claim_guidance(profile, rng, steps=steps)
+
+
+# ----------------------------------------------------------------------------------- family of brains (D3-4)
+# MindPilot against each peer over a family of simulated brains: brain seeds drawn from the master seed, SNR 0, 5,
+# 10, 20 dB in turn, and per brain one target from each third of target difficulty (the target's distance in
+# embedding space to its nearest pool image: an isolated target is hard to reach by retrieval). Every method runs on
+# the same (brain, target, pool, seed); the score is the noise-free reward of the best observed image within B.
+FAMILY_PEERS = ("GP-UCB (BoTorch, directions)", "GP-UCB (BoTorch, pool)", "CMA-ES", "Random")
+
+
+def _family_makers(emb, gen, fit_every):
+    from iclr26sci.closedloop import CMAES, BoTorchUCB, RandomPool
+
+    it = 50 if fit_every > 1 else None
+    return {
+        "MindPilot": lambda pool, s: _mindpilot(emb, gen, pool, s),
+        # the official benchmark's BayesianOptimizationWrapper: 10 random directions, then per step 100 fresh
+        # normalised Gaussian directions scored by UCB (kappa 2.5), the argmax rendered by the generator
+        "GP-UCB (BoTorch, directions)": lambda pool, s: BoTorchUCB(emb, pool, generator=gen, space="directions",
+                                                                   n_candidates=100, fit_every=fit_every,
+                                                                   fit_iters=it, rng=s),
+        "GP-UCB (BoTorch, pool)": lambda pool, s: BoTorchUCB(emb, pool, fit_every=fit_every, fit_iters=it, rng=s),
+        "CMA-ES": lambda pool, s: CMAES(emb, gen, pool, rng=s),
+        "Random": lambda pool, s: RandomPool(pool, rng=s),
+    }
+
+
+def _difficulty_targets(X, emb, n, rng):
+    """n target indices spread over difficulty: the pool's images split into n equal bands of nearest-neighbour
+    distance in embedding space (excluding itself), one target drawn from each band."""
+    Z = emb.transform(X)
+    sq = (Z ** 2).sum(1)
+    D = sq[:, None] + sq[None, :] - 2 * Z @ Z.T
+    np.fill_diagonal(D, np.inf)
+    nn = np.sqrt(np.maximum(D.min(1), 0.0))
+    order = np.argsort(nn, kind="stable")
+    bands = np.array_split(order, n)
+    return [int(rng.choice(b)) for b in bands], nn
+
+
+def _family_runs(rng, n_brains=8, n_targets=3, smooth=False, budgets=(50,), methods=None, fit_every=10,
+                 curves=None):
+    """Rows (brain j, snr, difficulty band k, target NN distance, score of each method in ``methods``) for each
+    budget in ``budgets`` (a dict B -> array); ``curves`` (a dict) collects each method's true reward of the best
+    observed image against the query count, for the figure."""
+    from iclr26sci.closedloop import run_loop
+
+    methods = list(methods or ("MindPilot",) + FAMILY_PEERS)
+    snrs = (0.0, 5.0, 10.0, 20.0)
+    rows = {B: [] for B in budgets}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for j in range(n_brains):
+            X, brain, emb, gen = _setting(_seed(rng), snr_db=snrs[j % len(snrs)])
+            makers = _family_makers(emb, gen, fit_every)
+            idx, nn = _difficulty_targets(X, emb, n_targets, rng)
+            for k, i in enumerate(idx):
+                pool = np.delete(X, i, axis=0)
+                b = _SmoothBrain(emb, X[i], rng=_seed(rng)) if smooth else brain.with_target(X[i], rng=_seed(rng))
+                s = _seed(rng)
+                sc = {B: [] for B in budgets}
+                for m in methods:
+                    res = run_loop(makers[m](pool, s), b, max(budgets))
+                    r, t = np.asarray(res.rewards, float), np.asarray(res.true_rewards, float)
+                    for B in budgets:     # the best observed within the first B queries, scored by its true reward
+                        sc[B].append(float(t[:B][int(np.argmax(r[:B]))]))
+                    if curves is not None:
+                        best = np.maximum.accumulate(r)
+                        first = np.array([int(np.argmax(r[:q + 1] >= best[q])) for q in range(len(r))])
+                        curves.setdefault(m, []).append(t[first])
+                for B in budgets:
+                    rows[B].append((j, snrs[j % len(snrs)], k, float(nn[i]), *sc[B]))
+    return {B: np.array(v) for B, v in rows.items()}, methods

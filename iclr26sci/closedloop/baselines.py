@@ -6,8 +6,10 @@ r"""The peers of MindPilot under the same ``propose(k)`` / ``observe(images, rew
 - :class:`GPUCB`: GP-UCB Bayesian optimisation (ours, gpytorch): an exact GP with an RBF kernel whose
   hyper-parameters are fitted by maximising the marginal likelihood after each batch, and the next point
   :math:`\arg\max_z \mu(z) + \kappa\,\sigma(z)` (:math:`\kappa = 2.5`, 10 initial points, as in the official
-  benchmark configuration) over the unseen pool embeddings (``space="pool"``) or over Gaussian draws in
-  embedding space rendered by the generator (``space="embedding"``, the official benchmark's variant);
+  benchmark configuration) over the unseen pool embeddings (``space="pool"``), over Gaussian draws in
+  embedding space rendered by the generator (``space="embedding"``), or over fresh isotropic Gaussian
+  directions rendered by the generator (``space="directions"``, the official benchmark's proposals: its
+  ``BayesianOptimizationWrapper`` draws 100 normalised ``randn`` vectors per step);
 - :class:`BoTorchUCB`: the same with BoTorch's ``SingleTaskGP``, ``fit_gpytorch_mll`` and
   ``UpperConfidenceBound`` (:math:`\beta = \kappa^2`, BoTorch's convention :math:`\mu + \sqrt\beta\,\sigma`),
   evaluated on every candidate and the top ``batch`` taken (what ``optimize_acqf_discrete`` does, without its
@@ -183,8 +185,8 @@ class _UCBBase(BlackBoxStimulusOptimizer):
     def _check_params(self):
         _check_callable(self.embedder, "embedder", "a callable images -> (n, d) embeddings")
         self.pool_ = _check_pool(self.pool)
-        self._space = check_option(self.space, "space", ["pool", "embedding"])
-        if self._space == "embedding":
+        self._space = check_option(self.space, "space", ["pool", "embedding", "directions"])
+        if self._space in ("embedding", "directions"):
             _check_callable(self.generator, "generator", "a callable (embeddings, rng) -> images for space='embedding'")
         self._kappa = check_in_range(self.kappa, "kappa", 0)
         if not math.isfinite(self._kappa):
@@ -203,6 +205,7 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         self.pool_z_ = _embed(self.embedder, self.pool_)
         self._mu0 = self.pool_z_.mean(0)
         self._L0 = np.linalg.cholesky(np.cov(self.pool_z_.T) + 1e-6 * np.eye(self.pool_z_.shape[1]))
+        self._radius = float(np.median(np.linalg.norm(self.pool_z_, axis=1)))
         self.seen_ = np.zeros(len(self.pool_), dtype=bool)
         self.X_ = np.zeros((0, self.pool_z_.shape[1]))
         self.y_ = np.zeros(0)
@@ -213,7 +216,11 @@ class _UCBBase(BlackBoxStimulusOptimizer):
         if self._space == "pool":
             idx = np.nonzero(~self.seen_)[0]
             return self.pool_z_[idx], idx
-        Z = self._mu0 + self._rng.standard_normal((self._n_cand, len(self._mu0))) @ self._L0.T
+        U = self._rng.standard_normal((self._n_cand, len(self._mu0)))
+        if self._space == "directions":       # isotropic Gaussian directions on the sphere of the pool's norm
+            Z = self._radius * U / np.maximum(np.linalg.norm(U, axis=1, keepdims=True), 1e-12)
+        else:
+            Z = self._mu0 + U @ self._L0.T
         return Z, np.full(len(Z), -1)
 
     def _render(self, Z, idx):
@@ -235,7 +242,8 @@ class _UCBBase(BlackBoxStimulusOptimizer):
             scores = self._acquisition(Z)
             pick = np.argsort(-scores, kind="stable")[:min(self._batch, k, len(Z))]
         imgs = self._render(Z[pick], idx[pick])
-        z = Z[pick] if self._space == "pool" else _embed(self.embedder, imgs)
+        # the GP conditions on the proposed point (pool embedding, or the direction as the official benchmark does)
+        z = _embed(self.embedder, imgs) if self._space == "embedding" else Z[pick]
         return imgs, {"z": z, "pool_idx": idx[pick]}
 
     def _observe(self, images, rewards, meta):
@@ -271,16 +279,21 @@ class GPUCB(_UCBBase):
     pool : array (N, *image_shape)
         Candidate images.
     generator : callable, optional
-        ``generator(embeddings, rng) -> images``; needed for ``space="embedding"``.
+        ``generator(embeddings, rng) -> images``; needed for ``space="embedding"`` or ``"directions"``.
     kappa : float >= 0, default 2.5
         Exploration weight.
     n_init : int, default 10
         Random initial points.
-    space : {"pool", "embedding"}, default "pool"
-        Maximise over the unseen pool embeddings, or over ``n_candidates`` Gaussian draws (the pool's
-        embedding mean and covariance) rendered by the generator.
+    space : {"pool", "embedding", "directions"}, default "pool"
+        Maximise over the unseen pool embeddings; over ``n_candidates`` Gaussian draws (the pool's
+        embedding mean and covariance) rendered by the generator; or (``"directions"``, the official
+        MindPilot benchmark's ``BayesianOptimizationWrapper``) over ``n_candidates`` isotropic Gaussian
+        directions :math:`r\,u/\lVert u\rVert`, :math:`u \sim N(0, I)`, fresh at every step and for the
+        ``n_init`` initial points, rendered by the generator. The official code samples unit vectors in
+        CLIP space; here :math:`r` is the median norm of the pool's embeddings so that the directions lie
+        where the embedder puts images.
     n_candidates : int, default 512
-        Candidates per step for ``space="embedding"``.
+        Candidates per step for ``space="embedding"`` or ``"directions"`` (the official benchmark: 100).
     batch : int, default 1
         Images per proposal (the top-``batch`` acquisition values).
     fit_every : int, default 1
