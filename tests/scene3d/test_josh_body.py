@@ -134,12 +134,16 @@ def test_gradients_reach_every_smpl_parameter(smpl_file):
     assert all(bool(t.grad.abs().sum() > 0) for t in x)
 
 
+@pytest.mark.bad_input("scene3d.synthetic_smpl_file")
 def test_synthetic_smpl_file_helper_loads(tmp_path):
     p = J.synthetic_smpl_file(tmp_path / "toy.pkl", n_vertices=120, rng=0)
     body = J.SMPLBodyModel(p)
     assert body.n_vertices == 120 and body.n_joints == 24
     with pytest.raises(InputError, match="path"):
         J.synthetic_smpl_file(tmp_path / "toy.obj")
+    with pytest.raises(InputError, match="n_vertices"):
+        J.synthetic_smpl_file(tmp_path / "toy.npz", n_vertices=10)
+    assert not (tmp_path / "toy.npz").exists()                          # refused before writing
 
 
 def _broken(key, fn):
@@ -148,6 +152,7 @@ def _broken(key, fn):
     return d
 
 
+@pytest.mark.bad_input("scene3d.SMPLBodyModel")
 @pytest.mark.parametrize("name,fn", [
     ("no weights", None),
     ("weights not summing to 1", lambda d: d | {"weights": d["weights"] * 1.5}),
@@ -164,6 +169,7 @@ def test_non_smpl_layouts_are_refused(tmp_path, name, fn):
         J.SMPLBodyModel(p)
 
 
+@pytest.mark.bad_input("scene3d.SMPLBodyModel")
 def test_bad_model_paths_and_options(tmp_path, smpl_file):
     for bad in (tmp_path / "missing.pkl", tmp_path / "model.obj", 3):
         with pytest.raises(InputError, match="model_path"):
@@ -177,6 +183,7 @@ def test_bad_model_paths_and_options(tmp_path, smpl_file):
         J.SMPLBodyModel(smpl_file, contact_vertices=[0, NV])
 
 
+@pytest.mark.bad_input("scene3d.ParametricBody", "scene3d.SMPLBodyModel")
 @pytest.mark.parametrize("kw,arg", [
     (dict(betas=torch.zeros(2, 9)), "betas"),
     (dict(body_pose=torch.zeros(2, 70)), "body_pose"),
@@ -205,6 +212,16 @@ def test_standin_behind_the_interface_is_the_geom_body():
     ref = BodyModel("standin", dtype=torch.float64)(pose, shape, tr)
     out = J.StandinBody()(betas=shape, body_pose=pose[:, 3:], global_orient=pose[:, :3], transl=tr)
     assert torch.equal(out.vertices, ref.vertices) and torch.equal(out.joints, ref.joints)
+
+
+@pytest.mark.bad_input("scene3d.StandinBody", "scene3d.AnnyBody")
+def test_builtin_bodies_refuse_bad_options():
+    for make, arg in ((lambda: J.StandinBody(stature=9.0), "stature"), (lambda: J.StandinBody(dtype=torch.int64), "dtype"),
+                      (lambda: J.AnnyBody(dtype=torch.float16), "dtype")):       # anny: refused before its build
+        with pytest.raises(InputError, match=arg):
+            make()
+    with pytest.raises(InputError, match="body_pose"):
+        J.StandinBody()(body_pose=np.zeros((1, 72)))
 
 
 # ------------------------------------------------------------------------------------------------ JOSH on SMPL inputs
@@ -294,6 +311,7 @@ def test_generic_body_path_equals_the_fast_standin_path(video):
     assert abs(fast.history[-1][1] - slow.history[-1][1]) < 1e-9
 
 
+@pytest.mark.bad_input("scene3d.JOSH")
 def test_josh_refuses_a_body_that_does_not_fit_the_inputs(video, smpl_file, tmp_path):
     o = video.observations("none", rng=0)
     with pytest.raises(InputError, match="body_shape"):
@@ -308,6 +326,7 @@ def test_josh_refuses_a_body_that_does_not_fit_the_inputs(video, smpl_file, tmp_
             J.JOSH(body_model=spec).fit(o)
 
 
+@pytest.mark.bad_input("scene3d.JOSHInputs")
 @pytest.mark.parametrize("field,value", [
     ("body_pose", lambda o: o.body_pose[:, 3:-1]),
     ("global_orient", lambda o: np.tile(2 * np.eye(3), (o.n_frames, 1, 1))),      # not rotations
