@@ -260,15 +260,17 @@ class GenericBody:
         return J, V[:, self.vid], so3_exp(pose.reshape(K, -1, 3))
 
 
-def body_evaluator(body):
-    """The fast stand-in path for the stand-in body (bare or behind the interface), the generic one otherwise."""
+def body_evaluator(body, dtype=None):
+    """The fast stand-in path for the stand-in body (bare, or behind the interface in the problem's dtype), the
+    generic one otherwise."""
     from iclr26sci.geom import BodyModel
 
     from ._josh_body import StandinBody
 
-    inner = body.model if isinstance(body, StandinBody) else body
-    if isinstance(inner, BodyModel) and inner.kind == "standin":
-        return FastBody(inner)
+    if isinstance(body, StandinBody) and (dtype is None or body.dtype == dtype):
+        return FastBody(body.model)
+    if isinstance(body, BodyModel) and body.kind == "standin":
+        return FastBody(body)
     return GenericBody(body)
 
 
@@ -280,7 +282,7 @@ class Model:
         diag = math.hypot(prob.W, prob.H)
         self.fmin, self.fmax = 0.25 * diag, 10 * diag
         self.contact_idx = torch.as_tensor(np.asarray(body.contact_vertices), device=prob.device)
-        self.fast = body_evaluator(body)
+        self.fast = body_evaluator(body, prob.dtype)
 
     def state(self, P, enforce_scale, with_human=True):
         prob = self.prob

@@ -309,6 +309,9 @@ def test_generic_body_path_equals_the_fast_standin_path(video):
     assert isinstance(O.body_evaluator(_SlowStandin()), O.GenericBody)
     assert np.abs(fast.world_humans["joints"] - slow.world_humans["joints"]).max() < 1e-8
     assert abs(fast.history[-1][1] - slow.history[-1][1]) < 1e-9
+    # a float32 stand-in in a float64 fit goes through the generic path (outputs cast to the fit's dtype)
+    f32 = J.JOSH(body_model=J.StandinBody(dtype=torch.float32), **kw).fit(o)
+    assert np.abs(fast.world_humans["joints"] - f32.world_humans["joints"]).max() < 1e-3
 
 
 @pytest.mark.bad_input("scene3d.JOSH")
