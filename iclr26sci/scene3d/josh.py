@@ -798,8 +798,9 @@ class JOSHResult:
         cam2w of every keyframe (the first is the identity).
     world_humans : dict
         ``joints`` (K, 24, 3), ``contact_points`` (K, n_contact, 3) and ``vertices`` (K, V, 3) in the world;
-        ``pose`` (K, 72) (camera-frame root first), ``shape`` (4,), ``translation`` (K, 3) (camera frame, focal
-        coupling applied).
+        ``pose`` (K, 72) (camera-frame root first), ``shape`` (n_betas,), ``translation`` (K, 3) (camera frame,
+        focal coupling applied); the same in SMPL's names: ``global_orient`` (K, 3), ``body_pose`` (K, 69),
+        ``betas`` (n_betas,), ``transl`` (K, 3) (camera frame; ``cameras`` take them to the world).
     scene : ndarray (N, 3)
         World points of the background pixels (every 4th pixel of every keyframe).
     scale : ndarray (K,)
