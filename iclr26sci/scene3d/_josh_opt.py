@@ -180,7 +180,7 @@ class Params:
         self.log_f = torch.tensor([math.log(f0)], dtype=dt, requires_grad=True)
         self.f0 = float(f0)
         K = prob.K
-        pose0 = prob.body_pose0.reshape(K, 24, 3)
+        pose0 = prob.body_pose0.reshape(K, -1, 3)
         self.root = pose0[:, 0].clone().requires_grad_(True)
         self.body = pose0[:, 1:].clone().requires_grad_(True)
         self.shape = prob.body_shape0.mean(0).clone().requires_grad_(True)
@@ -241,6 +241,39 @@ class FastBody:
         return joints, V, Rl
 
 
+class GenericBody:
+    """Joints and contact vertices of any :class:`ParametricBody` (e.g. an SMPL file through smplx), batched over frames.
+
+    ``pose`` (K, 3 J) is the axis-angle of the root (first 3) and the other joints; one shape for all frames.
+    """
+
+    def __init__(self, body):
+        self.body = body
+        self.vid = torch.as_tensor(np.asarray(body.contact_vertices), dtype=torch.long)
+
+    def __call__(self, pose, shape, trans):
+        from iclr26sci.geom import so3_exp
+
+        K = pose.shape[0]
+        V, J = self.body(betas=shape.reshape(1, -1).expand(K, -1), body_pose=pose[:, 3:], global_orient=pose[:, :3],
+                         transl=trans)
+        return J, V[:, self.vid], so3_exp(pose.reshape(K, -1, 3))
+
+
+def body_evaluator(body, dtype=None):
+    """The fast stand-in path for the stand-in body (bare, or behind the interface in the problem's dtype), the
+    generic one otherwise."""
+    from iclr26sci.geom import BodyModel
+
+    from ._josh_body import StandinBody
+
+    if isinstance(body, StandinBody) and (dtype is None or body.dtype == dtype):
+        return FastBody(body.model)
+    if isinstance(body, BodyModel) and body.kind == "standin":
+        return FastBody(body)
+    return GenericBody(body)
+
+
 class Model:
     """Forward pass: cameras, scene points, human in camera and world frames; every loss term."""
 
@@ -248,8 +281,8 @@ class Model:
         self.prob, self.body, self.cfg = prob, body, cfg
         diag = math.hypot(prob.W, prob.H)
         self.fmin, self.fmax = 0.25 * diag, 10 * diag
-        self.contact_idx = torch.as_tensor(body.contact_vertices, device=prob.device)
-        self.fast = FastBody(body)
+        self.contact_idx = torch.as_tensor(np.asarray(body.contact_vertices), device=prob.device)
+        self.fast = body_evaluator(body, prob.dtype)
 
     def state(self, P, enforce_scale, with_human=True):
         prob = self.prob
@@ -271,7 +304,7 @@ class Model:
         # the scene depth together -- a design choice, see the module notes)
         fh = f.detach()
         a_h = g * sizes * fh / P.f0
-        pose = torch.cat([P.root[:, None], P.body], 1).reshape(K, 72)
+        pose = torch.cat([P.root[:, None], P.body], 1).reshape(K, -1)
         tau = torch.cat([P.tau[:, :2], (P.tau[:, 2] * fh / P.f0)[:, None]], 1)
         Jc, Vc, Rl = self.fast(pose, P.shape, tau)
         Jw = torch.einsum("kab,knb->kna", R, Jc) + t[:, None]

@@ -43,7 +43,10 @@ focal change keeps the body's projection. When :math:`L_{c1}` is off the scene s
 
 Departures from the released code, all design choices of this CPU re-implementation (stated as such):
 
-- the body is the weight-free SMPL-topology stand-in (:class:`iclr26sci.geom.BodyModel`), not SMPL;
+- the body is, by default, the weight-free SMPL-topology stand-in (:class:`iclr26sci.geom.BodyModel`), since SMPL's
+  weights are licensed and not shipped; ``JOSH(body_model=path)`` uses a user-supplied SMPL model file through the
+  ``smplx`` package (:class:`SMPLBodyModel`, the released code's body), and any :class:`ParametricBody` on SMPL's
+  24 joints can be plugged in. SMPL-family HMR fits enter through :meth:`JOSHInputs.from_smpl`;
 - depth is used in MASt3R's ``"mul"`` mode with the observed depth map frozen (``optimize_depth=False`` in the
   code), without the anchor/offset sub-sampling;
 - the cameras start from a Procrustes alignment along the tree (``init_cameras="procrustes"``; the released code
@@ -82,7 +85,19 @@ from iclr26sci.core import InputError, as_generator, resolve_rng
 from ._josh_data import CAMERAS, MOTIONS, SCENES, GroundTruth, Matches, _make_video, _observations
 
 __all__ = ["JOSH", "JOSHResult", "JOSHInputs", "PairMatches", "human_scene_video", "HumanSceneVideo", "gamma_loss",
-           "w_mpjpe", "wa_mpjpe", "foot_sliding", "ate"]
+           "w_mpjpe", "wa_mpjpe", "foot_sliding", "ate", "ParametricBody", "StandinBody", "AnnyBody", "SMPLBodyModel",
+           "synthetic_smpl_file"]
+
+#: the body-model names, defined in ``_josh_body`` (loaded on first use: they need torch)
+_BODY_NAMES = ("ParametricBody", "StandinBody", "AnnyBody", "SMPLBodyModel", "synthetic_smpl_file")
+
+
+def __getattr__(name):
+    if name in _BODY_NAMES:
+        from . import _josh_body
+
+        return getattr(_josh_body, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 PairMatches = Matches
 PairMatches.__doc__ = r"""Pairwise correspondences between keyframes ``i < j`` (MASt3R-style), with depths.
@@ -188,15 +203,20 @@ class JOSHInputs:
     matches : list of PairMatches
         Pairwise correspondences between keyframes (the scene losses and the camera tree).
     body_pose : ndarray (K, 72)
-        HMR body fit per frame: 24 x 3 axis-angle, the first 3 the root orientation **in the camera frame**.
-    body_shape : ndarray (K, 4)
-        Shape coefficients per frame (their mean initialises the one shape).
+        HMR body fit per frame: 24 x 3 axis-angle (SMPL's tree), the first 3 the root orientation **in the camera
+        frame**. SMPL-family fits (``global_orient``, ``body_pose``, ``betas``, ``transl``) go through
+        :meth:`from_smpl`.
+    body_shape : ndarray (K, n_betas)
+        Shape coefficients per frame (their mean initialises the one shape): 4 for the stand-in body, the SMPL
+        file's ``betas`` (usually 10) for :class:`SMPLBodyModel`. Checked against JOSH's ``body_model`` in ``fit``.
     body_translation : ndarray (K, 3)
-        Pelvis position in the camera frame (metres), as predicted with focal ``body_focal``.
+        The body model's translation in the camera frame (metres), as predicted with focal ``body_focal``: the
+        pelvis position for the stand-in, SMPL's ``transl`` (added to every vertex) for an SMPL file.
     body_focal : float
         The focal (pixels, > 0) the HMR model assumed (its default is the image diagonal).
     contact : ndarray (K, n_contact) bool
-        Contact label of each contact vertex (``BodyModel.contact_vertices``; DECO's role).
+        Contact label of each contact vertex of the body model (its ``contact_vertices``: the stand-in's soles;
+        every vertex of an SMPL file by default, DECO's layout).
     keypoints : ndarray (K, 24, 2), optional
         2-D joints (pixels); NaN entries are masked (their confidence is set to 0).
     keypoint_conf : ndarray (K, 24), optional
@@ -258,7 +278,10 @@ class JOSHInputs:
             raise InputError("body_pose", f"has {pose.shape[1]} values per frame", "72 = 24 joints x 3 axis-angle "
                              "(root orientation in the camera frame first)")
         self.body_pose = frames("body_pose", pose)
-        self.body_shape = frames("body_shape", _arr(self.body_shape, "body_shape", 2, (4,)))
+        bs = _arr(self.body_shape, "body_shape", 2)
+        if bs.shape[1] < 1:
+            raise InputError("body_shape", f"has shape {bs.shape}", "(frames, n_betas) with n_betas >= 1")
+        self.body_shape = frames("body_shape", bs)
         tr = frames("body_translation", _arr(self.body_translation, "body_translation", 2, (3,)))
         if np.any(tr[:, 2] <= 0):
             raise InputError("body_translation", "has a pelvis at depth <= 0", "bodies in front of the camera (z > 0)")
@@ -343,6 +366,95 @@ class JOSHInputs:
         return {k: getattr(self, k) for k in ("depth", "confidence", "human_mask", "body_pose", "body_shape",
                                               "body_translation", "body_focal", "contact", "keypoints",
                                               "frame_index", "principal_point")} | {"matches": self.matches}
+
+    @classmethod
+    def from_smpl(cls, depth, confidence, human_mask, matches, *, betas, body_pose, global_orient, transl, contact,
+                  body_focal=None, keypoints=None, keypoint_conf=None, frame_index=None, principal_point=None):
+        r"""JOSH inputs from SMPL-family parameters of an HMR model (camera frame), as VIMO / TRAM / WHAM give them.
+
+        Parameters
+        ----------
+        depth, confidence, human_mask, matches
+            As for :class:`JOSHInputs`.
+        betas : ndarray (K, n_betas) or (n_betas,)
+            Shape per frame (or one for all); JOSH optimises their mean (one shape per person).
+        body_pose : ndarray (K, 69), (K, 23, 3) or (K, 23, 3, 3)
+            Joint rotations relative to the parents, axis-angle or rotation matrices (converted to axis-angle).
+        global_orient : ndarray (K, 3), (K, 1, 3), (K, 3, 3) or (K, 1, 3, 3)
+            Root orientation in the camera frame, axis-angle or rotation matrix.
+        transl : ndarray (K, 3)
+            SMPL's translation in the camera frame (metres), as predicted with focal ``body_focal``.
+        contact : ndarray (K, n_contact) bool
+            Contact labels of the body model's ``contact_vertices`` (all V vertices for an SMPL file: DECO's
+            per-vertex labels).
+        body_focal : float, optional
+            The focal the HMR model assumed; default the image diagonal (HMR's convention).
+        keypoints, keypoint_conf, frame_index, principal_point
+            As for :class:`JOSHInputs`.
+
+        Returns
+        -------
+        JOSHInputs
+            With ``body_pose`` = [global_orient, body_pose] (K, 72), ``body_shape`` = betas (K, n_betas),
+            ``body_translation`` = transl.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> v = human_scene_video(frames=6, keyframe_every=3, width=32, height=24, focal=40.0, rng=0)
+        >>> o = v.observations("none", rng=0)
+        >>> inp = JOSHInputs.from_smpl(o.depth, o.confidence, o.human_mask, o.matches, betas=np.zeros(4),
+        ...                            body_pose=o.body_pose[:, 3:], global_orient=o.body_pose[:, :3],
+        ...                            transl=o.body_translation, contact=o.contact, body_focal=o.body_focal)
+        >>> inp.body_pose.shape, inp.body_shape.shape
+        ((2, 72), (2, 4))
+        """
+        d = _arr(depth, "depth", 3)
+        K = d.shape[0]
+        bp = _smpl_rotations(body_pose, "body_pose", K, 23)
+        go = _smpl_rotations(global_orient, "global_orient", K, 1)
+        b = _arr(betas, "betas")
+        if b.ndim == 1:
+            b = np.broadcast_to(b, (K, b.shape[0])).copy()
+        if b.ndim != 2 or b.shape[0] != K or b.shape[1] < 1:
+            raise InputError("betas", f"has shape {b.shape}", f"(n_betas,) or ({K}, n_betas): one row per keyframe")
+        tr = _arr(transl, "transl", 2, (3,))
+        if tr.shape[0] != K:
+            raise InputError("transl", f"has {tr.shape[0]} frames but depth has {K}", f"{K} frames, one per keyframe")
+        if body_focal is None:
+            body_focal = math.hypot(d.shape[2], d.shape[1])
+        return cls(depth=d, confidence=confidence, human_mask=human_mask, matches=matches,
+                   body_pose=np.concatenate([go, bp], 1), body_shape=b, body_translation=tr, body_focal=body_focal,
+                   contact=contact, keypoints=keypoints, keypoint_conf=keypoint_conf, frame_index=frame_index,
+                   principal_point=principal_point)
+
+
+def _smpl_rotations(x, name, K, n):
+    """(K, 3 n) axis-angle from SMPL-style rotations: (K, 3n), (K, n, 3), (K, n, 3, 3) (or (K, 3, 3) when n = 1)."""
+    a = _arr(x, name)
+    if a.shape[:1] != (K,):
+        raise InputError(name, f"has shape {a.shape}", f"{K} frames first, one per keyframe")
+    if a.ndim == 2 and a.shape[1] == 3 * n:
+        return a
+    if a.ndim == 3 and a.shape[1:] == (n, 3):
+        return a.reshape(K, 3 * n)
+    R = None
+    if a.ndim == 4 and a.shape[1:] == (n, 3, 3):
+        R = a
+    elif n == 1 and a.ndim == 3 and a.shape[1:] == (3, 3):
+        R = a[:, None]
+    if R is None:
+        forms = f"({K}, {3 * n}) or ({K}, {n}, 3) axis-angle, or ({K}, {n}, 3, 3) rotation matrices"
+        raise InputError(name, f"has shape {a.shape}", forms + (f" or ({K}, 3, 3)" if n == 1 else ""))
+    err = np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)).max()
+    if err > 1e-4 or np.any(np.linalg.det(R) < 0):
+        raise InputError(name, f"holds matrices that are not rotations (max |R R^T - I| = {err:.2g})",
+                         "rotation matrices (orthonormal, det +1)")
+    import torch
+
+    from iclr26sci.geom import so3_log
+
+    return so3_log(torch.as_tensor(R, dtype=torch.float64)).numpy().reshape(K, 3 * n)
 
 
 # ================================================================================================ synthetic video
@@ -686,8 +798,9 @@ class JOSHResult:
         cam2w of every keyframe (the first is the identity).
     world_humans : dict
         ``joints`` (K, 24, 3), ``contact_points`` (K, n_contact, 3) and ``vertices`` (K, V, 3) in the world;
-        ``pose`` (K, 72) (camera-frame root first), ``shape`` (4,), ``translation`` (K, 3) (camera frame, focal
-        coupling applied).
+        ``pose`` (K, 72) (camera-frame root first), ``shape`` (n_betas,), ``translation`` (K, 3) (camera frame,
+        focal coupling applied); the same in SMPL's names: ``global_orient`` (K, 3), ``body_pose`` (K, 69),
+        ``betas`` (n_betas,), ``transl`` (K, 3) (camera frame; ``cameras`` take them to the world).
     scene : ndarray (N, 3)
         World points of the background pixels (every 4th pixel of every keyframe).
     scale : ndarray (K,)
@@ -781,6 +894,13 @@ class JOSH(BaseEstimator):
         Robust exponents of the coarse scene loss, the fine scene loss and the human / contact terms (1.1, 0.4, 1.1).
     max_matches : int, optional
         Use at most this many matches (random subset drawn with ``rng``).
+    body_model : "standin", "anny", str or os.PathLike, or ParametricBody
+        The body the human parameters drive (JOSH needs SMPL's 24-joint tree): ``"standin"`` (default, the
+        weight-free procedural body), the path of an SMPL model file (``.pkl``/``.npz``, evaluated by ``smplx``:
+        :class:`SMPLBodyModel`), or any :class:`ParametricBody` on 24 joints. All human parameters -- root
+        orientation, translation, body pose and one shape -- are optimised, as in the released code. The inputs'
+        ``body_shape`` width and ``contact`` columns must match the body (checked before any work). ``"anny"``
+        is a built-in of the interface (:class:`AnnyBody`) but its rig is not SMPL's tree, so JOSH refuses it.
     device : str
         Torch device (default "cpu"; the code is device-agnostic).
     dtype : {"float64", "float32"}
@@ -806,8 +926,8 @@ class JOSH(BaseEstimator):
     def __init__(self, focal_init=None, phases=("coarse", "fine"), n_iter=(500, 200), lr=(0.07, 0.014), w_scene=1.0,
                  w_c1=1.0, w_c2=0.1, w_smooth=0.1, w_prior=100.0, w_keypoints=0.0, optimize_human=True,
                  optimize_focal=True, focal_search=True, strategy="joint", init_cameras="procrustes", depth_filter_ratio=1.05,
-                 gamma=(1.1, 0.4, 1.1), max_matches=None, device="cpu", dtype="float64", rng=None,
-                 random_state=None):
+                 gamma=(1.1, 0.4, 1.1), max_matches=None, body_model="standin", device="cpu", dtype="float64",
+                 rng=None, random_state=None):
         self.focal_init = focal_init
         self.phases = phases
         self.n_iter = n_iter
@@ -826,6 +946,7 @@ class JOSH(BaseEstimator):
         self.depth_filter_ratio = depth_filter_ratio
         self.gamma = gamma
         self.max_matches = max_matches
+        self.body_model = body_model
         self.device = device
         self.dtype = dtype
         self.rng = rng
@@ -885,6 +1006,7 @@ class JOSH(BaseEstimator):
 
         check_device(self.device)
         resolve_rng(self.rng, self.random_state)
+        _check_body_spec(self.body_model)
         return cfg
 
     # ---------------------------------------------------------------- fit
@@ -922,6 +1044,13 @@ class JOSH(BaseEstimator):
 
         dtype = torch.float64 if self.dtype == "float64" else torch.float32
         device = torch.device(self.device)
+        if isinstance(self.body_model, str) and self.body_model == "standin":
+            body = BodyModel("standin", dtype=dtype).to(device)
+        else:
+            from ._josh_body import make_body
+
+            body = make_body(self.body_model, dtype=dtype).to(device)
+        _check_body_fits_inputs(body, inputs)
         if self.max_matches is not None:
             gen = as_generator(resolve_rng(self.rng, self.random_state))
             inputs = _subsample_matches(inputs, self.max_matches, gen)
@@ -933,7 +1062,6 @@ class JOSH(BaseEstimator):
         np.fill_diagonal(cost, 0.0)
         chain = kinematic_chain(cost, root=0)
         parent, order = chain.parent, chain.order.tolist()
-        body = BodyModel("standin", dtype=dtype).to(device)
         f_user = f0
         search = self.optimize_focal and self.focal_search and "fine" in cfg["phases"] and init is None
         adam_focal = self.optimize_focal and not search
@@ -977,9 +1105,14 @@ class JOSH(BaseEstimator):
         with torch.no_grad():
             S = model.state(P, enforce)
             _, npairs = model.loss_c1(S) if cfg["w_c1"] > 0 else (None, 0)
-            out = body(S["pose"], P.shape[None].expand(prob.K, -1),
-                       torch.cat([P.tau[:, :2], (P.tau[:, 2] * S["f"] / P.f0)[:, None]], 1))
-            Vw = torch.einsum("kab,knb->kna", S["R"], out.vertices) + S["t"][:, None]
+            tau_f = torch.cat([P.tau[:, :2], (P.tau[:, 2] * S["f"] / P.f0)[:, None]], 1)
+            betas = P.shape[None].expand(prob.K, -1)
+            if isinstance(body, BodyModel):
+                verts = body(S["pose"], betas, tau_f).vertices
+            else:
+                verts = body(betas=betas, body_pose=S["pose"][:, 3:], global_orient=S["pose"][:, :3],
+                             transl=tau_f).vertices
+            Vw = torch.einsum("kab,knb->kna", S["R"], verts) + S["t"][:, None]
             cam2w = torch.eye(4, dtype=dtype).repeat(prob.K, 1, 1)
             cam2w[:, :3, :3], cam2w[:, :3, 3] = S["R"], S["t"]
             scene = _scene_points(model, S, prob, inputs)
@@ -988,7 +1121,11 @@ class JOSH(BaseEstimator):
                 world_humans={"joints": S["Jw"].cpu().numpy(), "contact_points": S["Vw"].cpu().numpy(),
                               "vertices": Vw.cpu().numpy(), "pose": S["pose"].cpu().numpy(),
                               "shape": P.shape.detach().cpu().numpy(),
-                              "translation": torch.cat([P.tau[:, :2], (P.tau[:, 2] * S["f"] / P.f0)[:, None]], 1).cpu().numpy()},
+                              "translation": tau_f.cpu().numpy(),
+                              # the same in SMPL's names (camera frame; the cameras take them to the world)
+                              "global_orient": S["pose"][:, :3].cpu().numpy(),
+                              "body_pose": S["pose"][:, 3:].cpu().numpy(),
+                              "betas": P.shape.detach().cpu().numpy(), "transl": tau_f.cpu().numpy()},
                 scene=scene, scale=S["a"].cpu().numpy(), focal=float(S["f"]), focal_init=f_user, history=hist,
                 n_contact_pairs=int(npairs), fit_seconds=O.now() - t0, strategy=self.strategy,
                 focal_profile=profile)
@@ -1042,6 +1179,50 @@ class JOSH(BaseEstimator):
         else:
             out["jitter"] = float("nan")
         return out
+
+
+def _check_body_spec(spec):
+    """``body_model`` before any work: a known name, a ParametricBody, or an existing .pkl / .npz file."""
+    import os
+
+    if isinstance(spec, str) and spec in ("standin", "anny"):
+        if spec == "anny":
+            raise InputError("body_model", "got 'anny', whose rig is not SMPL's 24-joint tree",
+                             "'standin', an SMPL model file, or a ParametricBody on SMPL's 24 joints (AnnyBody is "
+                             "usable on its own)")
+        return
+    if isinstance(spec, (str, os.PathLike)):
+        path = os.fspath(spec)
+        if os.path.splitext(path)[1].lower() not in (".pkl", ".npz"):
+            raise InputError("body_model", f"got {path!r}", "'standin', a ParametricBody, or the path of an SMPL "
+                             ".pkl / .npz model file")
+        if not os.path.isfile(path):
+            raise InputError("body_model", f"the SMPL model file {path!r} does not exist",
+                             "the path of an SMPL model file you downloaded (its weights are not shipped)")
+        return
+    from ._josh_body import ParametricBody
+
+    if not isinstance(spec, ParametricBody):
+        raise InputError("body_model", f"got {type(spec).__name__}",
+                         "'standin', a ParametricBody, or the path of an SMPL .pkl / .npz model file")
+    if spec.n_joints != 24:
+        raise InputError("body_model", f"has {spec.n_joints} joints", "a body on SMPL's 24-joint tree")
+
+
+def _check_body_fits_inputs(body, inputs):
+    """The inputs' shape width and contact columns must be those of the body (before any work)."""
+    n_betas = body.n_shape if hasattr(body, "n_shape") else body.n_betas
+    n_joints = len(body.parents)
+    what = getattr(body, "name", "the stand-in body")
+    if n_joints != 24:
+        raise InputError("body_model", f"has {n_joints} joints", "a body on SMPL's 24-joint tree")
+    if inputs.body_shape.shape[1] != n_betas:
+        raise InputError("body_shape", f"has {inputs.body_shape.shape[1]} coefficients per frame",
+                         f"{n_betas}, the shape coefficients of {what} (JOSH's body_model)")
+    nc = len(body.contact_vertices)
+    if inputs.contact.shape[1] != nc:
+        raise InputError("contact", f"has {inputs.contact.shape[1]} columns",
+                         f"{nc}, one per contact vertex of {what} (its contact_vertices)")
 
 
 def _ate_or_nan(pred, gt):
@@ -1111,7 +1292,7 @@ def _params_from_init(prob, parent, order, f0, init, dtype):
         P = O.Params(prob, parent, order, f, "procrustes")
     with torch.no_grad():
         if "pose" in init:
-            pose = torch.as_tensor(np.asarray(init["pose"]), dtype=dtype).reshape(K, 24, 3)
+            pose = torch.as_tensor(np.asarray(init["pose"]), dtype=dtype).reshape(K, -1, 3)
             P.root.copy_(pose[:, 0])
             P.body.copy_(pose[:, 1:])
         if "shape" in init:
