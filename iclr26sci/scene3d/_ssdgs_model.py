@@ -547,6 +547,10 @@ class SSDGS(BaseEstimator):
     def evaluate(self, data):
         """PSNR / SSIM of relit images against ground truth, per-component errors and the specular leak.
 
+        PSNR uses the render as it is; SSIM, whose constants assume images in [0, 1], uses the render clipped to
+        [0, 1] (as 3DGS's evaluation clamps its renders), so a model that overshoots at an unseen light (a
+        specular lobe grown too bright) is scored, not refused.
+
         Parameters
         ----------
         data : OLATSet or OLATData
@@ -574,7 +578,7 @@ class SSDGS(BaseEstimator):
             gt = data.images[i]
             mse = float(np.mean((dec.image - gt) ** 2))
             ps.append(10 * math.log10(1.0 / max(mse, 1e-20)))
-            a = torch.tensor(dec.image, dtype=torch.float64).permute(2, 0, 1)[None]
+            a = torch.tensor(np.clip(dec.image, 0.0, 1.0), dtype=torch.float64).permute(2, 0, 1)[None]
             b = torch.tensor(gt, dtype=torch.float64).permute(2, 0, 1)[None]
             ss.append(float(ssim(a, b)))
             for k in ("diffuse", "specular", "subsurface"):

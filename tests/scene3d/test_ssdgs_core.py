@@ -88,6 +88,19 @@ def test_fit_relight_decompose(data):
     assert set(s.component_mse) == {"diffuse", "specular", "subsurface", "shadow"}
 
 
+def test_evaluate_scores_an_overshooting_render(data):
+    # a render far above [0, 1] (here: the test lights made brighter than the images, so that the first test
+    # render peaks at 5) is scored, not refused: PSNR on the raw render, SSIM on the render clipped to [0, 1]
+    import dataclasses
+
+    m = SSDGS(n_gaussians=80, n_steps=3, rng=0).fit(data.train)
+    peak = m.relight(data.test.cameras[0], data.test.lights[0], intensity=data.test.intensity[0]).max()
+    hot = dataclasses.replace(data.test, intensity=(5 / peak) * np.asarray(data.test.intensity))
+    assert m.relight(hot.cameras[0], hot.lights[0], intensity=hot.intensity[0]).max() > 2
+    s, s0 = m.evaluate(hot), m.evaluate(data.test)
+    assert math.isfinite(s.ssim) and -1 <= s.ssim <= 1 and s.psnr < s0.psnr
+
+
 def test_without_shadow_image_is_sum_of_components(data):
     m = SSDGS(n_gaussians=80, n_steps=3, ablation="C", rng=0).fit(data.train)
     dec = m.decompose(data.test.cameras[0], data.test.lights[0])
