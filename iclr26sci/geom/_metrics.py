@@ -91,6 +91,13 @@ def ssim(img1, img2, *, window_size: int = 11, sigma: float = 1.5, data_range: f
     data_range = _pos(data_range, "data_range")
     if reduction not in ("mean", "none"):
         raise InputError("reduction", f"got {reduction!r}", "'mean' or 'none'")
+    return _ssim(a, b, window_size, float(sigma), float(data_range), reduction)
+
+
+def _ssim(a, b, window_size=11, sigma=1.5, data_range=1.0, reduction="mean"):
+    """SSIM without the argument checks, for a training loss on the library's own renders (which may overshoot
+    [0, data_range] transiently; :func:`ssim` refuses images far outside it as a guard against user images on
+    another scale)."""
     shape = a.shape
     if a.ndim == 2:
         a, b = a[None, None], b[None, None]

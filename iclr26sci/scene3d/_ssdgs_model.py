@@ -409,7 +409,7 @@ class SSDGS(BaseEstimator):
         -------
         self
         """
-        from iclr26sci.geom import ssim
+        from iclr26sci.geom._metrics import _ssim
 
         from .ssdgs import OLATData, OLATSet
 
@@ -448,8 +448,9 @@ class SSDGS(BaseEstimator):
             out = self._render(cam, data.lights[i], s_I, on)
             pred = out.image[..., :3]
             gt = imgs[i]
-            loss = 0.8 * (pred - gt).abs().mean() + 0.2 * (1 - ssim(pred.permute(2, 0, 1)[None],
-                                                                     gt.permute(2, 0, 1)[None]))
+            # the loss's SSIM takes the raw render: a render may overshoot [0, 1] transiently during training
+            loss = 0.8 * (pred - gt).abs().mean() + 0.2 * (1 - _ssim(pred.permute(2, 0, 1)[None],
+                                                                      gt.permute(2, 0, 1)[None]))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             for grp in opt.param_groups:

@@ -128,3 +128,20 @@ def test_fit_is_deterministic(data):
     a = SSDGS(n_gaussians=60, n_steps=4, rng=5).fit(data.train).history_
     b = SSDGS(n_gaussians=60, n_steps=4, rng=5).fit(data.train).history_
     assert a == b
+
+
+def test_training_ssim_accepts_an_overshooting_render():
+    # the training loss's SSIM equals geom.ssim in range, and takes a render above 2 (which geom.ssim refuses as
+    # an image on another scale): SSD-GS training must not stop when a render overshoots transiently
+    import torch
+
+    from iclr26sci.core import InputError
+    from iclr26sci.geom import ssim
+    from iclr26sci.geom._metrics import _ssim
+
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.rand(1, 3, 16, 16, generator=g), torch.rand(1, 3, 16, 16, generator=g)
+    assert abs(float(_ssim(x, y)) - float(ssim(x, y))) < 1e-12
+    with pytest.raises(InputError):
+        ssim(3 * x, y)
+    assert math.isfinite(float(_ssim(3 * x, y)))
