@@ -251,12 +251,7 @@ class PipelinePolicy(DiffusersPolicy):
         self.n_classes, self.cond_dim = None, None
         p = next(self.model.parameters())
         self.device, self.dtype = p.device, torch.float32 if p.dtype in (torch.float16, torch.bfloat16) else p.dtype
-        sig = sch.sigmas.detach().double().cpu().numpy()
-        t = 1.0 - sig
-        t[0], t[-1] = 0.0, 1.0
-        self.times = t
-        self._sig = sch.sigmas.to(self.device, self.dtype)
-        self._ts = sch.timesteps.to(self.device)
+        self._set_grid(sch)
 
     def prepare(self, seed):
         return self.fmodel.prepare(seed)

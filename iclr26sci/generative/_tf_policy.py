@@ -226,8 +226,12 @@ class DiffusersPolicy:
         self.n_classes, self.cond_dim = flow_model.n_prompts, None
         p = next(self.model.parameters())
         self.device, self.dtype = p.device, p.dtype
-        sig = sch.sigmas.detach().double().cpu().numpy()
-        t = 1.0 - sig
+        self._set_grid(sch)
+
+    def _set_grid(self, sch):
+        """The time grid t = 1 - sigma of the scheduler ``sch`` (ends pinned to 0 and 1), its sigmas and its
+        timesteps on the model's device (shared by the pipeline policy)."""
+        t = 1.0 - sch.sigmas.detach().double().cpu().numpy()
         t[0], t[-1] = 0.0, 1.0
         self.times = t
         self._sig = sch.sigmas.to(self.device, self.dtype)
