@@ -564,8 +564,8 @@ class FlowGRPOTrainer(BaseEstimator):
     weight_decay : float >= 0, default 0
         AdamW weight decay.
     eval_n : int >= 0, default 0
-        ODE samples per prompt scored after each update on fixed noise (``eval_reward``; not counted as reward
-        calls); 0 disables.
+        ODE samples per prompt scored after each update on fixed noise (``eval_reward``, with its standard
+        error over the samples in ``eval_reward_se``; not counted as reward calls); 0 disables.
     train_batch_size : int >= 1, default 4096
         Rows per forward/backward chunk (gradient accumulation).
     ema : float in (0, 1), optional
@@ -1075,7 +1075,9 @@ class FlowGRPOTrainer(BaseEstimator):
                 ce = self._rep(cond, p["eval_n"])
                 with self.ema_weights():
                     xe, _ = self._ode_finish(xe, 0, ce)
-                    rec["eval_reward"] = float(np.mean(self._reward(xe, ce)))
+                    re_ = np.asarray(self._reward(xe, ce), dtype=float)
+                    rec["eval_reward"] = float(re_.mean())
+                    rec["eval_reward_se"] = float(re_.std(ddof=1) / np.sqrt(re_.size)) if re_.size > 1 else float("nan")
             self.history_.records.append(rec)
             if callback is not None:
                 callback(self, rec)
