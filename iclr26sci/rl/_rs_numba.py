@@ -29,7 +29,6 @@ loading them from the cache: about 0.3 s (plus 0.2 s to import numba).
 from __future__ import annotations
 
 import math
-import sys
 
 import numba
 import numpy as np
@@ -188,8 +187,9 @@ def rs_flat(r: np.ndarray, ids: np.ndarray, lo: int, k: int, beta: float, lims: 
     lo = np.int64(lo)
     if abs(beta) * (hi_r - lo_r) <= 30.0:
         shift = beta * hi_r if beta > 0 else beta * lo_r       # = max(beta r) exactly (rounding is monotone)
-        torch = sys.modules.get("torch")                      # the exps by a vectorised library kernel:
-        if torch is not None:                                 # libm's scalar exp in the loop cost 2.5x more
+        from . import _rs_fast                                # the exps by a vectorised library kernel
+        torch = _rs_fast._torch()                             # (libm's scalar exp in the loop: 2x slower),
+        if torch is not None:                                 # torch's when the caller imported torch
             ot = torch.from_numpy(out)
             torch.add(torch.tensor(-shift, dtype=torch.float64), torch.from_numpy(r), alpha=beta, out=ot)
             torch.exp(ot, out=ot)
