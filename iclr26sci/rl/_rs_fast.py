@@ -16,6 +16,10 @@ with the same floating-point operations as the reference kernel (``rs_grpo._rs_k
   underflow) is redone with its exact maximum (``np.maximum.at`` on its entries only). Otherwise the shift
   changes the result by rounding only (the exponent's absolute error is below ulp(64) = 1.4e-14).
 
+  With numba installed (optional; the ``bench`` extra), inputs of at least ``NUMBA_MIN`` entries go to the
+  fused kernel of :mod:`iclr26sci.rl._rs_numba` instead (two passes over the data with the global shift,
+  three with per-group maxima); ``USE_NUMBA`` forces either kernel.
+
 Anything else (``|beta| < 1e-3``, other labels, invalid input) returns ``None`` and the reference path runs.
 """
 from __future__ import annotations
@@ -108,6 +112,37 @@ def rows(R: np.ndarray, beta: float, lims: tuple[float, float] | None = None) ->
     return out
 
 
+#: Which kernel the 1-D path uses: ``"auto"`` (numba's when numba imports and the input has at least
+#: ``NUMBA_MIN`` entries, numpy's otherwise), ``True`` (numba's at every size; ImportError without numba) or
+#: ``False`` (numpy's). Tests set it to force either path.
+USE_NUMBA: bool | str = "auto"
+NUMBA_MIN = 1 << 15
+_nb_module = None            # the imported _rs_numba module; False once its import failed
+
+
+def numba_available() -> bool:
+    """Whether the optional numba kernel of the 1-D path imports (imports numba on the first call)."""
+    global _nb_module
+    if _nb_module is None:
+        try:
+            from . import _rs_numba
+            _nb_module = _rs_numba
+        except Exception:    # numba missing, or a numba built against another numpy
+            _nb_module = False
+    return _nb_module is not False
+
+
+def _numba_kernel(n: int):
+    """The _rs_numba module when the 1-D path of ``n`` entries should use it (see ``USE_NUMBA``), else None."""
+    if USE_NUMBA is False or (USE_NUMBA == "auto" and n < NUMBA_MIN):
+        return None
+    if numba_available():
+        return _nb_module
+    if USE_NUMBA is True:
+        raise ImportError("_rs_fast.USE_NUMBA is True but numba does not import")
+    return None
+
+
 def flat(r: np.ndarray, group_ids, beta: float, lims: tuple[float, float] | None = None) -> np.ndarray | None:
     """RS advantage of 1-D rewards with integer group labels in a compact range; None to decline."""
     if abs(beta) < 1e-3 or r.ndim != 1:
@@ -128,10 +163,17 @@ def flat(r: np.ndarray, group_ids, beta: float, lims: tuple[float, float] | None
         lo, hi = int(ids.min()), int(ids.max())
     if hi - lo > 4 * n + 1024:                   # sparse labels: the reference path sorts them
         return None
+    k = hi - lo + 1
+    nb = _numba_kernel(n)
+    if nb is not None:
+        if lims is None:
+            lims = bounds(r)
+        if ids.dtype not in (np.dtype(np.int64), np.dtype(np.int32)):       # (native byte order only)
+            ids, lo = ids.astype(np.intp) - lo, 0            # as the numpy path below relabels them
+        return nb.rs_flat(r, ids, lo, k, beta, lims)
     key = ids.astype(np.intp, copy=False)
     if lo != 0:
         key = key - lo
-    k = hi - lo + 1
     counts = np.bincount(key, minlength=k)
     lo_r, hi_r = bounds(r) if lims is None else lims
     shift = beta * hi_r if beta > 0 else beta * lo_r   # global shift max(beta r): nothing overflows
