@@ -753,9 +753,17 @@ def _ridge_from_gram(G, Z, W, Zte, alpha: float):
 def _fit_arm_levels_basis(qm, rm, levels, Xa, Ya, Xte, te, a, out, grams=None):
     """:func:`_fit_arm_levels` for the basis preset: the arm's design ``Z = [1 | B]`` and test design are
     computed once, and the Gram ``Z.T @ Z`` serves the quantile Newton's start at every level and the ridge of
-    the masked means (``grams``, a dict, keeps it for a later call on the same fold and arm). The quantile fits
+    the masked means (``grams``, a dict, keeps it and the fitted basis for a later call on the same fold and
+    arm). The quantile fits
     are :class:`SmoothedQuantileRegressor`'s Newton on the same design, so the numbers are its own."""
-    basis = clone(qm.steps[0][1])._fit(Xa)
+    params = qm.steps[0][1].get_params()
+    kept = None if grams is None else grams.get(("basis", a))
+    if kept is not None and kept[0] == params:        # the same basis fitted on the same rows earlier
+        basis = kept[1]
+    else:
+        basis = clone(qm.steps[0][1])._fit(Xa)
+        if grams is not None:
+            grams[("basis", a)] = (params, basis)
     Z = basis._transform(Xa, lead=1)
     Zte = basis._transform(Xte, lead=1)
     G = None if grams is None else grams.get(a)
@@ -930,8 +938,9 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
         seed = int(gen.integers(2**31 - 1))
     e = np.zeros((n, K))
     todo = [lv for lv in levels if lv not in done]
-    # Gram matrices of the basis preset's outcome designs per (fold, arm): a later ``reuse`` call on the same
-    # folds fits its levels on the same designs, so it takes them instead of recomputing (small: (p+1)^2 each)
+    # Gram matrices and fitted spline bases of the basis preset's outcome designs per (fold, arm): a later
+    # ``reuse`` call on the same folds fits its levels on the same designs, so it takes them instead of
+    # recomputing (small: (p+1)^2 numbers and the knots each)
     grams = getattr(reuse, "_grams", None)
     grams = {} if grams is None else grams
     out = {lv: (np.zeros((n, K)), np.zeros((n, K)), np.zeros((n, K))) for lv in todo}

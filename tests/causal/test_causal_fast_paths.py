@@ -170,7 +170,7 @@ def test_basis_preset_shared_design_path_equals_the_pipelines(monkeypatch):
 def test_reuse_with_kept_grams_equals_recomputed_grams():
     data, _ = simulate_v1(900, 2.0, d=2, rng=1)
     first = cross_fit_nuisances(data.X, data.A, data.Y, 2, [0.7], cv=3, rng=0)
-    assert sum(len(g) for g in first._grams.values()) == 3 * 2      # one Gram per fold and arm, kept
+    assert sum(len(g) for g in first._grams.values()) == 3 * 2 * 2  # a Gram and a basis per fold and arm
     kept = cross_fit_nuisances(data.X, data.A, data.Y, 2, [0.3], cv=3, reuse=first)
     first._grams = {}
     again = cross_fit_nuisances(data.X, data.A, data.Y, 2, [0.3], cv=3, reuse=first)
