@@ -36,8 +36,9 @@ __all__ = ["SmoothedQuantileRegressor", "NuisanceModels", "CrossFitNuisances", "
 
 
 #: rows whose kernel weight phi(z) is below 1e-16 phi(0) (z^2 > 2 log 1e16) are left out of the Newton Hessian:
-#: together they move it by less than 1e-16 of its own size (rounding), and they are half the rows of a
-#: typical fit (a heavy-tailed residual against a bandwidth of a tenth of its robust scale)
+#: together they add at most 1e-16 phi(0) Z'Z / (n h) to it, below its rounding where rows of real weight remain
+#: and far below its 1e-8 I regularisation otherwise; they are half the rows of a typical fit (a heavy-tailed
+#: residual against a bandwidth of a tenth of its robust scale)
 _HESS_Z2 = 2.0 * np.log(1e16)
 
 
@@ -104,7 +105,6 @@ def _sqr_newton(Z, y, tau: float, alpha: float, bandwidth, max_iter: int, gram=N
         if abs(fold - f) <= 1e-10 * max(1.0, abs(f)) or np.max(np.abs(t * step)) < 1e-9:
             break
     return beta, n_iter
-
 
 
 class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
