@@ -35,6 +35,78 @@ __all__ = ["SmoothedQuantileRegressor", "NuisanceModels", "CrossFitNuisances", "
            "make_folds"]
 
 
+#: rows whose kernel weight phi(z) is below 1e-16 phi(0) (z^2 > 2 log 1e16) are left out of the Newton Hessian:
+#: together they add at most 1e-16 phi(0) Z'Z / (n h) to it, below its rounding where rows of real weight remain
+#: and far below its 1e-8 I regularisation otherwise; they are half the rows of a typical fit (a heavy-tailed
+#: residual against a bandwidth of a tenth of its robust scale)
+_HESS_Z2 = 2.0 * np.log(1e16)
+
+
+def _sqr_newton(Z, y, tau: float, alpha: float, bandwidth, max_iter: int, gram=None):
+    """The Newton iteration of :class:`SmoothedQuantileRegressor` on a design ``Z`` (n, p + 1) whose first
+    column is the intercept's ones. ``gram`` is ``Z.T @ Z`` when the caller already has it (the same numbers
+    as computed here). Returns the coefficients (intercept first) and the number of Newton steps."""
+    n, p1 = Z.shape
+    p = p1 - 1
+    pen = np.full(p1, alpha)
+    pen[0] = 0.0
+    if gram is None:
+        gram = Z.T @ Z                            # Z.T @ Z of one buffer: numpy calls BLAS syrk (half a GEMM)
+    ZtZ = gram / n
+    beta = np.linalg.solve(ZtZ + np.diag(pen) + 1e-10 * np.eye(p1), Z.T @ y / n)
+    r = y - Z @ beta
+    scale = 1.4826 * np.median(np.abs(r - np.median(r)))
+    if not np.isfinite(scale) or scale <= 1e-12:
+        scale = max(float(np.std(y)), 1e-6)
+    bw = bandwidth if bandwidth is not None else max(0.05, ((p + np.log(n)) / n) ** 0.4)
+    h = bw * scale
+    # start at the shifted OLS fit: intercept moved to the residual quantile
+    beta[0] += np.quantile(r, tau)
+
+    def obj(b):
+        """Objective at ``b``, with ``tau - Phi(-z)``, ``phi(z)`` and ``z = u / h`` (reused by Newton)."""
+        u = y - Z @ b
+        z = u / h
+        phi = np.exp(-0.5 * z * z)
+        phi *= _INV_SQRT_2PI                      # the standard normal density (scipy.stats.norm.pdf's formula)
+        g = tau - ndtr(-z)
+        val = np.mean(u * g + h * phi) + 0.5 * np.sum(pen * b * b)
+        return val, g, phi, z
+
+    f, g, phi, z = obj(beta)
+    n_iter = 0
+    S = np.empty_like(Z)
+    for _ in range(max_iter):
+        n_iter += 1
+        grad = -Z.T @ g / n + pen * beta
+        # Hessian Z' diag(phi(z) / h) Z / n as S'S with S = Z sqrt(w): one BLAS syrk instead of a GEMM, on the
+        # rows whose weight is not negligible (gathered into the head of S) when they are fewer than 90%
+        keep = np.flatnonzero(z * z < _HESS_Z2)
+        if keep.shape[0] < 0.9 * n:
+            m = keep.shape[0]
+            Sk = np.take(Z, keep, axis=0, out=S[:m], mode="clip")   # in range; "raise" would buffer
+            Sk *= np.sqrt(phi[keep] / (h * n))[:, None]
+        else:
+            Sk = np.multiply(Z, np.sqrt(phi / (h * n))[:, None], out=S)
+        H = Sk.T @ Sk + np.diag(pen) + 1e-8 * np.eye(p1)
+        try:
+            step = np.linalg.solve(H, grad)
+        except np.linalg.LinAlgError:  # pragma: no cover
+            step = np.linalg.lstsq(H, grad, rcond=None)[0]
+        t = 1.0
+        while True:
+            nb = beta - t * step
+            nf, ng, nphi, nz = obj(nb)
+            if nf <= f - 1e-4 * t * grad @ step or t < 1e-6:
+                break
+            t *= 0.5
+        beta, fold = nb, f
+        f, g, phi, z = nf, ng, nphi, nz
+        if abs(fold - f) <= 1e-10 * max(1.0, abs(f)) or np.max(np.abs(t * step)) < 1e-9:
+            break
+    return beta, n_iter
+
+
 class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
     """Linear quantile regression with a Gaussian-smoothed pinball loss, solved by Newton.
 
@@ -103,57 +175,10 @@ class SmoothedQuantileRegressor(RegressorMixin, BaseEstimator):
         X = check_X(X, "X")
         y = check_Y(y, "y", X.shape[0])
         n, p = X.shape
-        tau = float(self.quantile)
         Z = np.empty((n, p + 1))
         Z[:, 0] = 1.0
         Z[:, 1:] = X
-        pen = np.full(p + 1, self.alpha)
-        pen[0] = 0.0
-        ZtZ = Z.T @ Z / n                         # Z.T @ Z of one buffer: numpy calls BLAS syrk (half a GEMM)
-        beta = np.linalg.solve(ZtZ + np.diag(pen) + 1e-10 * np.eye(p + 1), Z.T @ y / n)
-        r = y - Z @ beta
-        scale = 1.4826 * np.median(np.abs(r - np.median(r)))
-        if not np.isfinite(scale) or scale <= 1e-12:
-            scale = max(float(np.std(y)), 1e-6)
-        bw = self.bandwidth if self.bandwidth is not None else max(0.05, ((p + np.log(n)) / n) ** 0.4)
-        h = bw * scale
-        # start at the shifted OLS fit: intercept moved to the residual quantile
-        beta[0] += np.quantile(r, tau)
-
-        def obj(b):
-            """Objective at ``b``, with the residuals u and the standardised residuals u / h (reused by Newton)."""
-            u = y - Z @ b
-            z = u / h
-            phi = np.exp(-0.5 * z * z)
-            phi *= _INV_SQRT_2PI                  # the standard normal density (scipy.stats.norm.pdf's formula)
-            g = tau - ndtr(-z)
-            val = np.mean(u * g + h * phi) + 0.5 * np.sum(pen * b * b)
-            return val, g, phi
-
-        f, g, phi = obj(beta)
-        n_iter = 0
-        S = np.empty_like(Z)
-        for _ in range(self.max_iter):
-            n_iter += 1
-            grad = -Z.T @ g / n + pen * beta
-            # Hessian Z' diag(phi(z) / h) Z / n as S'S with S = Z sqrt(w): one BLAS syrk instead of a GEMM
-            np.multiply(Z, np.sqrt(phi / (h * n))[:, None], out=S)
-            H = S.T @ S + np.diag(pen) + 1e-8 * np.eye(p + 1)
-            try:
-                step = np.linalg.solve(H, grad)
-            except np.linalg.LinAlgError:  # pragma: no cover
-                step = np.linalg.lstsq(H, grad, rcond=None)[0]
-            t = 1.0
-            while True:
-                nb = beta - t * step
-                nf, ng, nphi = obj(nb)
-                if nf <= f - 1e-4 * t * grad @ step or t < 1e-6:
-                    break
-                t *= 0.5
-            beta, fold = nb, f
-            f, g, phi = nf, ng, nphi
-            if abs(fold - f) <= 1e-10 * max(1.0, abs(f)) or np.max(np.abs(t * step)) < 1e-9:
-                break
+        beta, n_iter = _sqr_newton(Z, y, float(self.quantile), self.alpha, self.bandwidth, self.max_iter)
         self.coef_ = beta[1:]
         self.intercept_ = float(beta[0])
         self.n_features_in_ = p
@@ -249,24 +274,31 @@ class AdaptiveSplineBasis(TransformerMixin, BaseEstimator):
             return out
         return self._transform(X)
 
-    def _transform(self, X):
+    def _transform(self, X, lead: int = 0):
+        """The design of ``X``; with ``lead`` > 0 it is preceded by ``lead`` columns of ones (an intercept
+        column written into the same buffer, so that ``out[:, lead:]`` is the plain design)."""
         X = np.asarray(X, float)
         n = X.shape[0]
         nl, ns = len(self.linear_), len(self.smooth_)
         if self.spl_ is not None and not _fast_spline(self.spl_):   # general configuration: sklearn's, stacked
-            parts = [(X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_]] if self.linear_ else []
+            parts = [np.ones((n, lead))] if lead else []
+            if self.linear_:
+                parts.append((X[:, self.linear_] - self.mean_[self.linear_]) / self.sd_[self.linear_])
             parts.append(_spline_design(self.spl_, X[:, self.smooth_]))
             parts.append((X[:, self.smooth_] - self.mean_[self.smooth_]) / self.sd_[self.smooth_])
             return np.hstack(parts)
         w = self.spl_.bsplines_[0].c.shape[1] - 1 if self.spl_ is not None else 0
-        # the columns written in place: [linear | spline basis | smooth features linearly], no stacking copy
-        out = np.zeros((n, nl + ns * w + (ns if self.spl_ is not None else 0)))
+        # the columns written in place: [ones | linear | spline basis | smooth features linearly], no stacking
+        out = np.zeros((n, lead + nl + ns * w + (ns if self.spl_ is not None else 0)))
+        if lead:
+            out[:, :lead] = 1.0
         if self.linear_:
-            np.divide(X[:, self.linear_] - self.mean_[self.linear_], self.sd_[self.linear_], out=out[:, :nl])
+            np.divide(X[:, self.linear_] - self.mean_[self.linear_], self.sd_[self.linear_],
+                      out=out[:, lead:lead + nl])
         if self.spl_ is not None:
             Xs = X[:, self.smooth_]
-            _spline_design(self.spl_, Xs, out=out, col=nl)
-            np.divide(Xs - self.mean_[self.smooth_], self.sd_[self.smooth_], out=out[:, nl + ns * w:])
+            _spline_design(self.spl_, Xs, out=out, col=lead + nl)
+            np.divide(Xs - self.mean_[self.smooth_], self.sd_[self.smooth_], out=out[:, lead + nl + ns * w:])
         return out
 
 
@@ -318,29 +350,51 @@ def _spline_design(spl, X, out=None, col=0):
         col = 0
     m = out.shape[1]
     flat = out.reshape(-1)
-    inside = np.ones(n, bool)
+    bad = None
     base = np.arange(n) * m + col
     for i, b in enumerate(spl.bsplines_):
         lo, hi = b.t[k], b.t[-k - 1]
         x = X[:, i]
-        inside &= (x >= lo) & (x <= hi)
-        s = (np.clip(x, lo, hi) - lo) * ((nk - 1) / (hi - lo))
-        j = np.minimum(s.astype(np.intp), nk - 2)
-        u = s - j
+        if not (x.min() >= lo and x.max() <= hi):  # rows outside (or NaN): placeholders now, spl.transform below
+            o = ~((x >= lo) & (x <= hi))
+            bad = o if bad is None else bad | o
+            x = np.where(o, lo, x)
+        s = x - lo
+        s *= (nk - 1) / (hi - lo)
+        j = s.astype(np.intp)
+        np.minimum(j, nk - 2, out=j)
+        u = s
+        u -= j
         u2 = u * u
         u3 = u2 * u
         v = 1.0 - u
-        idx = base + i * w + j
         top = j == nk - 2
+        idx = j
+        idx += base
+        idx += i * w
         last = idx + 3
-        last[top] = idx[top]                        # the dropped basis: overwritten by the first just below
-        flat[last] = u3 / 6.0
-        flat[idx] = v * v * v / 6.0
-        flat[idx + 1] = (3.0 * u3 - 6.0 * u2 + 4.0) / 6.0
-        flat[idx + 2] = (-3.0 * u3 + 3.0 * u2 + 3.0 * u + 1.0) / 6.0
-    if not inside.all():
-        bad = np.flatnonzero(~inside)
-        out[bad, col:col + D] = spl.transform(X[bad])
+        np.copyto(last, idx, where=top)             # the dropped basis: overwritten by the first just below
+        # np.put, not flat[idx] = ...: fancy assignment is about 3x slower here (indices are in range, so
+        # mode="clip" only skips the bounds check)
+        np.put(flat, last, u3 / 6.0, mode="clip")
+        t = v * v
+        t *= v
+        t /= 6.0
+        np.put(flat, idx, t, mode="clip")
+        t = 3.0 * u3
+        t -= 6.0 * u2
+        t += 4.0
+        t /= 6.0
+        np.put(flat, idx + 1, t, mode="clip")
+        t = -3.0 * u3
+        t += 3.0 * u2
+        t += 3.0 * u
+        t += 1.0
+        t /= 6.0
+        np.put(flat, idx + 2, t, mode="clip")
+    if bad is not None and bad.any():
+        r = np.flatnonzero(bad)
+        out[r, col:col + D] = spl.transform(X[r])
     return out
 
 
@@ -659,8 +713,91 @@ def _ridge_fit_predict(B, W, Bte, alpha: float, fit_intercept: bool = True):
     return pred
 
 
-def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out):
+def _basis_preset_pair(qm, rm) -> bool:
+    """Whether the quantile model ``qm`` is the basis preset's (spline basis + :class:`SmoothedQuantileRegressor`)
+    and the regression ``rm`` its spline + ``Ridge`` on an identically configured basis: then one design with an
+    intercept column and one Gram matrix serve both (see :func:`_fit_arm_levels_basis`)."""
+    from sklearn.pipeline import Pipeline
+
+    if not (_multi_output_ridge(rm) and rm.steps[1][1].fit_intercept and isinstance(qm, Pipeline)
+            and len(qm.steps) == 2):
+        return False
+    qb, qr = qm.steps[0][1], qm.steps[1][1]
+    return (type(qb) is AdaptiveSplineBasis and type(qr) is SmoothedQuantileRegressor
+            and qb.get_params() == rm.steps[0][1].get_params())
+
+
+#: largest Gram matrix (entries) that cross-fitted nuisances keep for a later ``reuse`` call: p + 1 <= 1000
+_GRAM_KEEP_MAX = 1_000_000
+
+
+def _ridge_from_gram(G, Z, W, Zte, alpha: float):
+    """``_ridge_fit_predict(Z[:, 1:], W, Zte[:, 1:], alpha)`` from the Gram matrix ``G = Z.T @ Z`` of a design
+    whose first column is ones: the centred Gram is :math:`B^\top B - n\bar b\bar b^\top` (no centred copy of
+    the design, no second syrk) and :math:`B_c^\top W_c = B^\top W_c`. The same equations, equal to rounding."""
+    from scipy import linalg
+
+    n = Z.shape[0]
+    s = G[0, 1:]
+    b0 = s / n
+    w0 = W.mean(axis=0)
+    A = G[1:, 1:] - np.outer(b0, s)
+    A.flat[::A.shape[0] + 1] += alpha
+    rhs = Z.T @ (W - w0)
+    coef = linalg.solve(A, rhs[1:], assume_a="pos", overwrite_a=True)
+    pred = Zte[:, 1:] @ coef
+    pred += w0 - b0 @ coef
+    return pred
+
+
+def _fit_arm_levels_basis(qm, rm, levels, Xa, Ya, Xte, te, a, out, grams=None):
+    """:func:`_fit_arm_levels` for the basis preset: the arm's design ``Z = [1 | B]`` and test design are
+    computed once, and the Gram ``Z.T @ Z`` serves the quantile Newton's start at every level and the ridge of
+    the masked means (``grams``, a dict, keeps it and the fitted basis for a later call on the same fold and
+    arm). The quantile fits
+    are :class:`SmoothedQuantileRegressor`'s Newton on the same design, so the numbers are its own."""
+    params = qm.steps[0][1].get_params()
+    kept = None if grams is None else grams.get(("basis", a))
+    if kept is not None and kept[0] == params:        # the same basis fitted on the same rows earlier
+        basis = kept[1]
+    else:
+        basis = clone(qm.steps[0][1])._fit(Xa)
+        if grams is not None:
+            grams[("basis", a)] = (params, basis)
+    Z = basis._transform(Xa, lead=1)
+    Zte = basis._transform(Xte, lead=1)
+    G = None if grams is None else grams.get(a)
+    if G is None or G.shape[0] != Z.shape[1]:
+        G = Z.T @ Z                                   # BLAS syrk, once per arm and fold
+        if grams is not None and G.size <= _GRAM_KEEP_MAX:
+            grams[a] = G
+    sq = qm.steps[1][1]
+    sq._validate_params()
+    alpha = float(rm.steps[1][1].alpha)
+    for lv in levels:
+        beta, _ = _sqr_newton(Z, Ya, float(lv), sq.alpha, sq.bandwidth, sq.max_iter, gram=G)
+        coef, b0 = beta[1:], float(beta[0])
+        q_te = Zte[:, 1:] @ coef + b0                 # SmoothedQuantileRegressor.predict's formula
+        q_tr = Z[:, 1:] @ coef + b0
+        below = Ya <= q_tr
+        W = np.empty((Ya.shape[0], 2))
+        np.subtract(Ya, q_tr, out=W[:, 0])
+        W[:, 1] = W[:, 0]
+        W[below, 1] = 0.0
+        W[~below, 0] = 0.0
+        both = _ridge_from_gram(G, Z, W, Zte, alpha)
+        q, nl, nu = out[lv]
+        q[te, a] = q_te
+        nl[te, a] = np.minimum(both[:, 0], 0.0)
+        nu[te, a] = np.maximum(both[:, 1], 0.0)
+
+
+def _fit_arm_levels(nm, levels, seed, Xa, Ya, Xte, te, a, out, grams=None):
     """The quantile and masked-mean nuisances of one arm in one fold, at every level, written into ``out``."""
+    if levels and Xa.shape[0] >= 5:
+        qm, rm = nm.make("quantile", level=levels[0], seed=seed), nm.make("regression", seed=seed)
+        if _basis_preset_pair(qm, rm):
+            return _fit_arm_levels_basis(qm, rm, levels, Xa, Ya, Xte, te, a, out, grams)
     for lv in levels:
         qm = nm.make("quantile", level=lv, seed=seed)
         q_te, q_tr = _fit_predict_arm(qm, Xa, Ya, Xte, lambda y, lv=lv: np.quantile(y, lv))
@@ -801,6 +938,11 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
         seed = int(gen.integers(2**31 - 1))
     e = np.zeros((n, K))
     todo = [lv for lv in levels if lv not in done]
+    # Gram matrices and fitted spline bases of the basis preset's outcome designs per (fold, arm): a later
+    # ``reuse`` call on the same folds fits its levels on the same designs, so it takes them instead of
+    # recomputing (small: (p+1)^2 numbers and the knots each)
+    grams = getattr(reuse, "_grams", None)
+    grams = {} if grams is None else grams
     out = {lv: (np.zeros((n, K)), np.zeros((n, K)), np.zeros((n, K))) for lv in todo}
     for f in progress(range(cv), desc="cross-fitting nuisances", total=cv):
         te = folds == f
@@ -825,11 +967,13 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
             ma = Atr == a
             Xa, Ya = Xtr[ma], Ytr[ma]
             with _shared_basis():            # one spline basis per arm and fold, shared by its outcome models
-                _fit_arm_levels(nm, todo, seed, Xa, Ya, Xte, te, a, out)
+                _fit_arm_levels(nm, todo, seed, Xa, Ya, Xte, te, a, out, grams.setdefault(f, {}))
     out = {lv: done[lv] if lv in done else out[lv] for lv in levels}
     if reuse is not None:                     # propensities (already checked and clipped) from the earlier fit
-        return CrossFitNuisances(e=reuse.e, levels=out, folds=folds, n_clipped=reuse.n_clipped, seed=seed,
-                                 fingerprint=fp)
+        res = CrossFitNuisances(e=reuse.e, levels=out, folds=folds, n_clipped=reuse.n_clipped, seed=seed,
+                                fingerprint=fp)
+        res._grams = grams
+        return res
     if propensity is not None:
         e = propensity.astype(float, copy=True)
     low_any = e.min(axis=1) < propensity_clip
@@ -845,4 +989,6 @@ def cross_fit_nuisances(X, A, Y, n_arms: int, levels, cv: int = 5, nuisance=None
                       "were clipped", RuntimeWarning, stacklevel=3)
         e = np.clip(e, propensity_clip, 1 - propensity_clip)
         e = e / e.sum(axis=1, keepdims=True)
-    return CrossFitNuisances(e=e, levels=out, folds=folds, n_clipped=n_clip, seed=seed, fingerprint=fp)
+    res = CrossFitNuisances(e=e, levels=out, folds=folds, n_clipped=n_clip, seed=seed, fingerprint=fp)
+    res._grams = grams
+    return res

@@ -119,3 +119,71 @@ def test_smoothed_quantile_newton_reaches_the_smoothed_objective_minimum():
     ref = minimize(obj, b_fit + 0.05, method="BFGS", options={"gtol": 1e-12})
     assert obj(b_fit) <= ref.fun + 1e-12
     np.testing.assert_allclose(b_fit, ref.x, atol=1e-5)
+
+
+def test_quantile_hessian_without_negligible_rows_equals_the_full_hessian(monkeypatch):
+    # heavy tails and a small bandwidth: most rows have a kernel weight below 1e-16 phi(0) and are left out
+    import iclr26sci.causal._nuisance as nz
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = rng.normal(size=(n, 4))
+    y = X @ [1.0, -0.5, 0.2, 0.0] + rng.standard_t(2, size=n)
+    fast = SmoothedQuantileRegressor(quantile=0.8, bandwidth=0.05, alpha=1e-4).fit(X, y)
+    monkeypatch.setattr(nz, "_HESS_Z2", np.inf)                     # every row in the Hessian
+    full = SmoothedQuantileRegressor(quantile=0.8, bandwidth=0.05, alpha=1e-4).fit(X, y)
+    assert fast.n_iter_ == full.n_iter_
+    np.testing.assert_allclose(fast.coef_, full.coef_, rtol=0, atol=1e-12)
+    assert abs(fast.intercept_ - full.intercept_) < 1e-12
+
+
+def test_ridge_from_gram_equals_lean_ridge():
+    from iclr26sci.causal._nuisance import _ridge_from_gram
+
+    rng = np.random.default_rng(6)
+    B = rng.uniform(size=(500, 7)) + 0.5
+    Bte = rng.uniform(size=(40, 7)) + 0.5
+    W = rng.normal(size=(500, 2))
+    Z = np.column_stack([np.ones(500), B])
+    Zte = np.column_stack([np.ones(40), Bte])
+    np.testing.assert_allclose(_ridge_from_gram(Z.T @ Z, Z, W, Zte, 1.0), _ridge_fit_predict(B, W, Bte, 1.0),
+                               rtol=0, atol=1e-12)
+
+
+def test_basis_preset_shared_design_path_equals_the_pipelines(monkeypatch):
+    # the basis preset's arm fits (one design with an intercept column, one Gram for the quantile start and the
+    # ridge) against the generic path (scikit-learn pipelines: SmoothedQuantileRegressor.fit, the lean ridge)
+    import iclr26sci.causal._nuisance as nz
+
+    data, _ = simulate_v1(1500, 2.0, d=3, rng=3)
+    levels = [0.3, 0.7]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = cross_fit_nuisances(data.X, data.A, data.Y, 2, levels, cv=3, rng=0)
+        monkeypatch.setattr(nz, "_basis_preset_pair", lambda qm, rm: False)
+        slow = cross_fit_nuisances(data.X, data.A, data.Y, 2, levels, cv=3, rng=0)
+    for lv in levels:
+        for a, b in zip(fast.get(lv), slow.get(lv)):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+def test_reuse_with_kept_grams_equals_recomputed_grams():
+    data, _ = simulate_v1(900, 2.0, d=2, rng=1)
+    first = cross_fit_nuisances(data.X, data.A, data.Y, 2, [0.7], cv=3, rng=0)
+    assert sum(len(g) for g in first._grams.values()) == 3 * 2 * 2  # a Gram and a basis per fold and arm
+    kept = cross_fit_nuisances(data.X, data.A, data.Y, 2, [0.3], cv=3, reuse=first)
+    first._grams = {}
+    again = cross_fit_nuisances(data.X, data.A, data.Y, 2, [0.3], cv=3, reuse=first)
+    for a, b in zip(kept.get(0.3), again.get(0.3)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_spline_design_nan_row_is_refused_not_scattered():
+    # a NaN coordinate goes to SplineTransformer.transform with the out-of-range rows (which refuses it), never
+    # into the scatter with a garbage index (out-of-range rows are checked against sklearn in test_causal_reuse)
+    rng = np.random.default_rng(7)
+    basis = AdaptiveSplineBasis(extrapolation="linear").fit(rng.uniform(-1, 1, size=(400, 2)))
+    Xt = rng.uniform(-1, 1, size=(300, 2))
+    Xt[5, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        _spline_design(basis.spl_, Xt)
