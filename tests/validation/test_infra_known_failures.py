@@ -30,6 +30,26 @@ def test_statuses_pass_fail_known_xpass_and_crash():
     assert recs[2]["known_failure"]["reason"] == "r1" and recs[0]["known_failure"] is None
 
 
+def test_declaration_limited_to_profiles_applies_only_there():
+    known = {f"{FAKE}.k": {"reason": "r", "date": "2026-12-06", "profiles": ["full"]}}
+    recs = [dict(_rec("k", False), profile="full"), dict(_rec("k", False), profile="claims"),
+            dict(_rec("k", True), profile="claims"), dict(_rec("k", True), profile="full")]
+    apply_known_failures(recs, known, methods=[])
+    # at claims the declaration does not apply: a failure there is a plain FAIL and a pass a PASS (not XPASS)
+    assert [r["status"] for r in recs] == ["FAIL (known)", "FAIL", "PASS", "XPASS"]
+    assert recs[1]["known_failure"] is None
+
+
+def test_profiles_field_is_validated(tmp_path):
+    p = tmp_path / "kf.toml"
+    p.write_text('["prob.x"]\nreason = "r"\ndate = "2026-12-06"\nprofiles = ["full"]\n')
+    assert load_known_failures(str(p))["prob.x"]["profiles"] == ["full"]
+    for bad in ('"full"', "[]", '["nightly"]'):
+        p.write_text(f'["prob.x"]\nreason = "r"\ndate = "2026-12-06"\nprofiles = {bad}\n')
+        with pytest.raises(ValueError, match="profiles"):
+            load_known_failures(str(p))
+
+
 def test_declaration_naming_no_registered_check_is_an_error():
     known = {"prob.no_such_check_xyz": {"reason": "r", "date": "2026-12-01"},
              "astrology.horoscope": {"reason": "r", "date": "2026-12-01"}}
