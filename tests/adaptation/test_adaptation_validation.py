@@ -28,12 +28,31 @@ def test_heavy_check_catches_its_broken_variant(name, variant):
     assert not f(Profile("quick"), np.random.default_rng(0), variant=variant).passed
 
 
-def test_p5_counts_only_the_grad_the_stream_creates():
+@pytest.fixture
+def untrained_fashion_model(monkeypatch):
+    """P5 on a seeded, untrained SmallResNet in place of the cached Fashion classifier: the check is about which
+    tensors the stream touches, not about accuracy, and ``make test`` must not train the real model on a cold
+    cache (about 100 s of CPU in CI)."""
+    import torch
+
+    from iclr26sci.nn import SmallResNet
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        net = SmallResNet().eval()
+    va._setup.cache_clear()
+    monkeypatch.setattr(va, "fashion_model", lambda: (net, "untrained SmallResNet"))
+    yield net
+    va._setup.cache_clear()
+
+
+def test_p5_counts_only_the_grad_the_stream_creates(untrained_fashion_model):
     """A model fresh from training on a cold cache keeps its last ``.grad``: P5 must not count it against PEA, and
     must still count a ``.grad`` that the stream itself changes."""
     import torch
 
     model, _, _ = va._setup()
+    assert model is untrained_fashion_model
     saved = [p.grad for p in model.parameters()]
     try:
         for p in model.parameters():
