@@ -8,8 +8,10 @@ defect the method is meant to fix). The verdict is computed here, never by the c
 * one-sided test in the claimed direction at level ``alpha``;
 * **reproduced** when the one-sided ``1 - alpha`` confidence bound excludes 0 (or a supplied p-value is
   below ``alpha``);
-* **not reproduced** (a powered null) when it is not reproduced and the power to detect ``min_effect``
-  at our standard error is at least 0.8, power = Phi(min_effect / SE - z_{1-alpha});
+* **not reproduced** (a powered null) when it is not reproduced and either the power to detect
+  ``min_effect`` at our standard error is at least 0.8, power = Phi(min_effect / SE - z_{1-alpha}), or the
+  one-sided ``1 - alpha`` bound on the other side excludes ``min_effect`` (the data reject an effect as large
+  as the smallest one of interest at level ``alpha``, the inferiority half of an equivalence test);
 * **inconclusive** otherwise (under-powered).
 
 The control must itself be reproduced with power >= 0.8 for its own ``min_effect``; otherwise the
@@ -186,13 +188,17 @@ class Effect:
             verdict = "reproduced" if self.p_value < alpha else None
         else:
             verdict = "reproduced" if np.isfinite(bound) and s * bound > 0 else None
+        # the far end of the interval: the one-sided 1 - alpha bound on the other side
+        far = hi if s > 0 else lo
+        excludes = bool(np.isfinite(far) and s * far < self.min_effect)
         if verdict is None:
-            verdict = "not reproduced" if power is not None and np.isfinite(power) and power >= POWER_TARGET \
-                else "inconclusive"
+            powered = power is not None and np.isfinite(power) and power >= POWER_TARGET
+            verdict = "not reproduced" if powered or excludes else "inconclusive"
         return {"what": self.what, "estimate": self.estimate, "se": float(se), "ci": [float(lo), float(hi)],
                 "ci_level": 1 - 2 * alpha, "bound": float(bound), "direction": self.direction,
                 "p_value": None if p is None else float(p), "min_effect": self.min_effect,
-                "power": None if power is None else float(power), "n": self.n, "df": self.df, "verdict": verdict}
+                "power": None if power is None else float(power), "n": self.n, "df": self.df,
+                "excludes_min_effect": excludes, "verdict": verdict}
 
 
 def mean_effect(x, min_effect: float, *, direction: str = "greater", what: str = "") -> Effect:
@@ -335,6 +341,11 @@ def evaluate_claim(res: ClaimResult, alpha: float = 0.05) -> dict:
         reason = f"control failed ({why}): the experiment cannot see the effect"
     elif verdict == "reproduced":
         reason = "reproduced: the one-sided bound excludes 0 and the control sees the effect"
+    elif verdict == "not reproduced" and not (eff["power"] is not None and np.isfinite(eff["power"])
+                                             and eff["power"] >= POWER_TARGET):
+        far = eff["ci"][1] if eff["direction"] == "greater" else eff["ci"][0]
+        reason = (f"not reproduced: the one-sided {1 - alpha:.0%} bound {far:.4g} excludes the smallest effect of "
+                  f"interest {eff['min_effect']:.4g} (power {eff['power']:.2f} at it)")
     elif verdict == "not reproduced":
         reason = (f"not reproduced: a powered null (power {eff['power']:.2f} >= {POWER_TARGET} to detect "
                   f"{eff['min_effect']:.4g})")

@@ -74,11 +74,24 @@ CONTROL = Effect(3.0, 0.5, min_effect=2.0)   # reproduced, power Phi(4 - 1.645) 
     (Effect(0.3, float("nan"), min_effect=0.5, ci=(0.1, 0.5)), "reproduced", True),       # supplied interval
     (Effect(0.3, 0.1, min_effect=0.5, p_value=0.2), "not reproduced", False),           # supplied p decides
     (Effect(0.01, 0.1, min_effect=0.5, p_value=0.01), "reproduced", True),
-    (Effect(0.01, 0.1, min_effect=0.5, power=0.5), "inconclusive", False),              # supplied power
+    (Effect(0.01, 0.4, min_effect=0.5, power=0.5), "inconclusive", False),              # supplied power
+    # power Phi(2 - 1.645) = 0.64, but the upper 95% bound 0.41 excludes 0.5: the data reject the smallest effect
+    (Effect(0.0, 0.25, min_effect=0.5), "not reproduced", False),
+    (Effect(0.0, 0.25, min_effect=0.5, direction="less"), "not reproduced", False),     # lower bound -0.41 > -0.5
+    (Effect(0.1, 0.25, min_effect=0.5), "inconclusive", False),                         # upper bound 0.51 >= 0.5
+    (Effect(0.01, 0.1, min_effect=0.5, power=0.5), "not reproduced", False),            # bound 0.17 excludes 0.5
 ])
 def test_verdict_logic(effect, verdict, passed):
     ev = evaluate_claim(ClaimResult(effect, control=CONTROL))
     assert ev["verdict"] == verdict and ev["control_passed"] and ev["passed"] is passed
+
+
+def test_exclusion_null_says_why():
+    ev = evaluate_claim(ClaimResult(Effect(0.0, 0.25, min_effect=0.5), control=CONTROL))
+    assert ev["effect"]["excludes_min_effect"] and ev["effect"]["power"] < 0.8
+    assert ev["reason"].startswith("not reproduced: the one-sided 95% bound 0.41") and "excludes" in ev["reason"]
+    ev = evaluate_claim(ClaimResult(Effect(0.05, 0.1, min_effect=0.5), control=CONTROL))
+    assert "a powered null" in ev["reason"]
 
 
 @pytest.mark.parametrize("control", [Effect(0.1, 0.5, min_effect=2.0),       # not reproduced
