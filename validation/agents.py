@@ -235,7 +235,7 @@ def _variant_456(variant, allowed):
 RATIOS = (0.05, 0.1, 0.2, 0.3, 0.5)
 
 
-@check(method="agents", paper=PAPER, budget=120, slow=True,
+@check(method="agents", paper=PAPER, budget=600, slow=True,
        guarantee="Check 4 (Fig. 3): fine-tuning from the reconstructed cross-domain pretraining (reconstruction + "
                  "NT-Xent on unlabelled workflows pooled from 3 domains) is not worse than training from scratch at "
                  "any label ratio in {0.05, 0.1, 0.2, 0.3, 0.5}, and its gain is larger at 0.05 than at 0.5")
@@ -243,7 +243,10 @@ def c4_pretraining_low_label(profile, rng, variant=None):
     with _variant_456(variant, {"pretrain-ignored"}):
         from iclr26sci.agents import MultiViewWorkflowEncoder, accuracy, pretrain, synthetic_workflow_bench
 
-        n_seeds = profile.pick(3, 6)
+        # full: 18 benches. At 6 the verdict moved with the master seed (2026-12-06: gap(0.3) -3.2 points, SE 1.0
+        # at seed 0; gap(0.05) - gap(0.5) -0.03 points at seed 1; a pass at seed 2): the bench-to-bench spread of
+        # the gaps is 2-5 points, so 6 benches cannot tell a 2-point loss from none. 18 benches: SE about 0.6.
+        n_seeds = profile.pick(3, 18)
         gaps = np.zeros((n_seeds, len(RATIOS)))
         acc = np.zeros((n_seeds, len(RATIOS), 2))
         for s in range(n_seeds):
@@ -261,7 +264,12 @@ def c4_pretraining_low_label(profile, rng, variant=None):
         d = gaps[:, 0] - gaps[:, -1]
         crit = [Criterion(f"gap({r}) + 2 SE (points)", 100 * (m[j] + 2 * se[j]), 0.0, ">=")
                 for j, r in enumerate(RATIOS)]
-        crit.append(Criterion("mean gap(0.05) - gap(0.5) (points)", 100 * d.mean(), 0.0, ">"))
+        # gap(0.05) > gap(0.5) is tested, not read off a point estimate: with the two gaps near 0 a "mean > 0"
+        # criterion is a coin flip over master seeds (2026-12-06, full: -0.03 points at seed 1, positive at seed 2).
+        # SE of the paired difference about 1 point at 6 benches, about 0.6 at 18: a 3-point difference (a quarter
+        # of the paper's "up to +12.12%") is seen with power above 0.9.
+        sd = d.std(ddof=1) / np.sqrt(n_seeds)
+        crit.append(Criterion("mean gap(0.05) - gap(0.5) - 2 SE (points)", 100 * (d.mean() - 2 * sd), 0.0, ">"))
         rows = [{"label_ratio": r, "scratch": round(float(acc[:, j, 0].mean()), 4),
                  "pretrained": round(float(acc[:, j, 1].mean()), 4), "gap": round(float(m[j]), 4),
                  "se": round(float(se[j]), 4)} for j, r in enumerate(RATIOS)]
@@ -508,18 +516,22 @@ def _retry_keyword(ps, rng, noise=0.1):
 
 
 def _claim_c3(profile, rng, views_multi=("graph", "code", "prompt"), n_benches=None, epochs=None):
-    """Per bench seed: test accuracy of the multi-view predictor minus the best single view's (min over views of
-    the paired gap), on the synthetic bench and on the planted view-split labels of the same workflows."""
+    """Per bench seed: test accuracy of the multi-view predictor minus that of the single view with the best mean
+    accuracy over the other benches (paired fits), on the synthetic bench and on the planted view-split labels of
+    the same workflows."""
     from validation.claims import ClaimResult, mean_effect
 
     from iclr26sci.agents import MultiViewWorkflowEncoder, accuracy, synthetic_workflow_bench
 
-    # full: 40 benches, so that the one-sided test has power >= 0.8 at the 1-point min effect (SE 0.0085 at 8
-    # benches on 2026-12-06 -> about 0.0038 at 40; 8 benches gave an inconclusive claim and a control power 0.79)
-    n_benches = n_benches or profile.pick(4, 40)
+    # full: 112 benches. The comparator is the single view with the best mean accuracy over the OTHER benches
+    # (leave-one-bench-out), as the paper compares against the view that is best on average (Table 4: graph).
+    # Until 2026-12-06 it was the best view of the same bench on its test set: a max over three noisy accuracies,
+    # biased against the multi-view model by more than the 1-point min effect (full profile, seed 0, 40 benches:
+    # -0.009 per-bench max against +0.003, SE 0.0064, leave-one-out). At SE 0.0064 x sqrt(40 / n) the test has
+    # power >= 0.8 at 0.01 from n = 104 benches.
+    n_benches = n_benches or profile.pick(4, 112)
     epochs = epochs or profile.pick(20, 40)
-    gaps = {"synthetic": [], "planted": []}
-    rows = []
+    accs = {"synthetic": [], "planted": []}          # per bench: (multi, {view: accuracy})
     for b in range(n_benches):
         bench = synthetic_workflow_bench(n_workflows=40, n_tasks=8, rng=rng)
         planted = (_retry_keyword(bench.train, rng), _retry_keyword(bench.test, rng))
@@ -532,17 +544,32 @@ def _claim_c3(profile, rng, views_multi=("graph", "code", "prompt"), n_benches=N
                                                dim=128)
                 acc["+".join(views)] = accuracy(_small_predictor(encoder=enc, epochs=epochs, rng=seed).fit(tr), te)
             multi = acc.pop("graph+code+prompt")
-            gaps[lab].append(multi - max(acc.values()))
+            accs[lab].append((multi, acc))
+    gaps, rows = {}, []
+    for lab, per in accs.items():
+        names = list(per[0][1])
+        A = np.array([[a[k] for k in names] for _, a in per])
+        total = A.sum(0)
+        g = []
+        for b, (multi, acc) in enumerate(per):
+            # the comparator is chosen without bench b (no winner's curse on the bench it is scored on)
+            j = int(np.argmax(total - A[b])) if len(per) > 1 else int(np.argmax(A[b]))
+            g.append(multi - A[b, j])
             rows.append({"bench": b, "labels": lab, "multi-view": round(multi, 4),
-                         **{k: round(a, 4) for k, a in acc.items()}, "multi - best single": round(gaps[lab][-1], 4)})
-    what = "test accuracy, multi-view minus the best single view of the same bench (paired fits)"
+                         **{k: round(a, 4) for k, a in acc.items()}, "comparator": names[j],
+                         "multi - comparator": round(g[-1], 4),
+                         "multi - best of bench": round(multi - float(A[b].max()), 4)})
+        gaps[lab] = g
+    what = "test accuracy, multi-view minus the single view best on the other benches (paired fits)"
     eff = mean_effect(gaps["synthetic"], 0.01, what=what + " (synthetic bench)")
     ctrl = mean_effect(gaps["planted"], 0.05, what=what + " (planted retry-AND-step-by-step labels)")
     return ClaimResult(effect=eff, control=ctrl, table=rows,
                        details=f"{n_benches} synthetic benches (40 workflows x 8 tasks x 3 domains, workflow split), "
-                               f"{epochs} epochs per fit, hash text encoder; the best single view is taken per bench "
-                               "on the test set (a conservative comparison for the multi-view model). min effect "
-                               "0.01 = the spec's +1 point (the paper's Table 4 gap is +0.85 points).")
+                               f"{epochs} epochs per fit, hash text encoder; the comparator is the single view with "
+                               "the best mean accuracy over the other benches (leave-one-bench-out; the paper's "
+                               "comparator is the view best on average); the per-bench best view, a max over three "
+                               "noisy accuracies, is reported as 'multi - best of bench'. min effect 0.01 = the "
+                               "spec's +1 point (the paper's Table 4 gap is +0.85 points).")
 
 
 from validation.claims import claim as _claim3  # noqa: E402

@@ -26,12 +26,15 @@ def test_per_task_prior_fails():
 
 @pytest.mark.slow      # c3 and c4 are full-profile claims; 16 and 10 small fits (about 150-220 s wall under load)
 def test_c3_broken_variant_fails():
-    """Broken: the 'multi-view' arm uses the graph view alone; it can never beat the best single view."""
+    """Broken: the 'multi-view' arm uses the graph view alone (the same fit as the graph arm): it equals one of the
+    single views on every bench, so it cannot beat the comparator in expectation."""
     from validation.agents import _claim_c3
 
-    res = _claim_c3(P, np.random.default_rng(0), views_multi=("graph",), n_benches=2, epochs=2)
+    res = _claim_c3(P, np.random.default_rng(0), views_multi=("graph",), n_benches=3, epochs=2)
+    syn = [r for r in res.table if r["labels"] == "synthetic"]
+    assert all(r["multi-view"] == r["graph"] for r in syn)      # the broken arm is the graph view's fit
     r = evaluate_claim(res)
-    assert r["effect"]["estimate"] <= 0.0 and r["verdict"] != "reproduced" and not r["passed"]
+    assert r["verdict"] != "reproduced" and not r["passed"]
 
 
 @pytest.mark.slow
