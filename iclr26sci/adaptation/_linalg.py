@@ -65,9 +65,15 @@ def block_diag(blocks: torch.Tensor) -> torch.Tensor:
 
 
 def coral_map(target_cov, source_cov_sqrt_blocks, g, eps):
-    """The linear part ``A = blockdiag_g((Sigma_t,gg)^{-1/2} (Sigma_s,gg)^{1/2})`` of grouped CORAL."""
-    inv = sym_sqrt(diag_blocks(target_cov, g), eps=eps, inverse=True)
-    return block_diag(inv @ source_cov_sqrt_blocks)
+    """The linear part ``A = blockdiag_g((Sigma_t,gg)^{-1/2} (Sigma_s,gg)^{1/2})`` of grouped CORAL.
+
+    ``target_cov`` must be symmetric (up to rounding): ``eigh`` reads the lower triangle of each block, so
+    no symmetrised copy is made. This runs for every aligned block of every PEA view, hence the few ops.
+    """
+    d = target_cov.shape[-1]
+    lam, v = torch.linalg.eigh(target_cov[None] if g == d else diag_blocks(target_cov, g))
+    f = lam.clamp_min_(eps).rsqrt_().unsqueeze_(-2)
+    return block_diag((v * f) @ (v.transpose(-1, -2) @ source_cov_sqrt_blocks))
 
 
 def coral_align(X, target_mean, target_cov, source_mean, source_cov, *, group_size=None, eps=1e-5):

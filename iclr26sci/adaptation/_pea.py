@@ -297,34 +297,34 @@ class PEAAdapter(BaseEstimator):
         if X.ndim == 4:  # spatial: sums and Gram matrix straight from the NCHW layout (batched matmul)
             # (uncentred in the features' dtype: a shifted copy of the whole map costs more than it gains)
             b, d = X.shape[0], X.shape[1]
-            sh = None
             Xr = X.reshape(b, d, -1)
-            t = Xr.shape[0] * Xr.shape[2]
-            s = Xr.sum(-1).sum(0).double()
+            t = b * Xr.shape[2]
+            mu_b = Xr.sum(-1).sum(0).double().div_(t)
+            ms = mu_b
             gram = torch.bmm(Xr, Xr.transpose(1, 2)).sum(0).double()
         else:
             t, d = X.shape
             sh = src["mu"].to(X.dtype)
             Xc = X - sh
-            s = Xc.sum(0).double()
+            ms = Xc.sum(0).double().div_(t)
+            mu_b = sh.double() + ms     # (not in place: sh may be the source mean itself)
             gram = (Xc.T @ Xc).double()
-        ms = s / t
-        mu_b = ms if sh is None else sh.double() + ms
-        cov_b = (gram - t * torch.outer(ms, ms)) / max(t - 1, 1)
+        # (gram - t ms ms^T) / (t - 1) + reg I, in place on the fresh float64 Gram matrix
+        cov_b = torch.addr(gram, ms, ms, alpha=-t).div_(max(t - 1, 1))
         cov_b.diagonal().add_(self._reg)
         tgt = self._targets[i]
         if tgt is None:
             self._targets[i] = _Target(mu_b, cov_b)
             return False
-        drift = float((mu_b - tgt.mu).abs().mean())
+        drift = float(torch.dist(mu_b, tgt.mu, 1)) / d      # mean |mu_b - mu_t|
         tgt.drift = self._a * drift + (1.0 - self._a) * tgt.drift
         spike = tgt.drift > self._floor and drift > self._gamma * tgt.drift
         if spike:
             tgt.mu, tgt.cov = mu_b, cov_b
-        else:
+        else:  # m * batch + (1 - m) * target, in place (the target tensors belong to this adapter alone)
             m = self._m
-            tgt.mu = m * mu_b + (1 - m) * tgt.mu
-            tgt.cov = m * cov_b + (1 - m) * tgt.cov
+            tgt.mu.mul_(1 - m).add_(mu_b, alpha=m)
+            tgt.cov.mul_(1 - m).add_(cov_b, alpha=m)
         return spike
 
     def _affine(self, i, w, kind_of_alignment):
@@ -337,10 +337,10 @@ class PEAAdapter(BaseEstimator):
             b = src["mu"] - tgt.mu * scale
         else:
             A = coral_map(tgt.cov, src["sqrt"], src["g"], self._eps)
-            b = src["mu"] - tgt.mu @ A
-            M = w * A
+            b = torch.sub(src["mu"], tgt.mu @ A)
+            M = A.mul(w)
         M.diagonal().add_(1.0 - w)
-        return M, w * b
+        return M, b.mul_(w)
 
     def _pass1_rows(self, out, kind):
         if kind == "tokens" and self._pass1_tokens == "cls":
@@ -430,8 +430,9 @@ class PEAAdapter(BaseEstimator):
                     # X M + c on the channels of every position: M^T @ (C, H*W) per image, one batched
                     # matmul on the NCHW layout (no permuted copy; 3-8x faster than a 1x1 convolution on CPU)
                     b, d = out.shape[:2]
-                    Y = torch.matmul(M.T.to(out.dtype).contiguous(), out.reshape(b, d, -1))
-                    return Y.add_(c.to(out.dtype)[:, None]).view(out.shape)
+                    Y = torch.baddbmm(c.to(out.dtype).view(1, d, 1), M.T.to(out.dtype).expand(b, d, d),
+                                      out.reshape(b, d, -1))
+                    return Y.view(out.shape)
                 Y = torch.addmm(c.to(out.dtype), X2, M.to(out.dtype))
                 return restore(Y, out)
             return hook
