@@ -51,9 +51,9 @@ def _parser() -> argparse.ArgumentParser:
                "examples:\n"
                "  iclr26sci validate --only prob games\n"
                "  iclr26sci validate --only kernels --seeds 0-4 --threads 1 --out /tmp/k1")
-    v.add_argument("--only", nargs="+", metavar="METHOD",
+    v.add_argument("--only", nargs="+", action="extend", metavar="METHOD",
                    help="methods to validate, one or more of: " + ", ".join(methods) + "; or single checks as "
-                        "METHOD.CHECK, e.g. kernels.t6_few_shot (see `iclr26sci list`) (default: all)")
+                        "METHOD.CHECK, e.g. kernels.t6_few_shot (see `iclr26sci list`) (default: all); repeated --only flags add up")
     v.add_argument("--profile", default="quick", metavar="PROFILE",
                    help="quick: the ordinary checks at CI size ([slow] ones are listed as not run); claims: only "
                         "the claim checks (each paper's headline claims with their positive controls) at CI size; "

@@ -79,6 +79,14 @@ def test_cli_list_and_data(capsys):
     assert main(["validate", "--scheduler", "tcp://x:1"]) == 2
 
 
+def test_cli_repeated_only_flags_add_up():
+    """`--only a --only b` validates a and b (argparse's default would keep only the last flag)."""
+    from iclr26sci.cli import _parser
+
+    args = _parser().parse_args(["validate", "--only", "prob.a", "games", "--only", "kernels.t7_theory_limits"])
+    assert args.only == ["prob.a", "games", "kernels.t7_theory_limits"]
+
+
 def test_import_is_lazy():
     code = ("import sys; import iclr26sci; "
             "print([m for m in ('torch', 'gpytorch', 'open3d', 'cvxpy', 'scipy') if m in sys.modules])")
