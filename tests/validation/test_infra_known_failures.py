@@ -127,7 +127,8 @@ def fake_method(monkeypatch, tmp_path):
 
 def _run(tmp_path, *args):
     out = tmp_path / "rep"
-    code = main(["validate", "--only", FAKE, "--out", str(out), *args])
+    only = [] if "--only" in args else ["--only", FAKE]   # repeated --only flags add up
+    code = main(["validate", *only, "--out", str(out), *args])
     data = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else None
     return code, data, out
 
