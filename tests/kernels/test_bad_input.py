@@ -117,7 +117,12 @@ def test_model_selection_arguments(data):
                                      ({"weight_decay": -1.0}, "weight_decay"), ({"tasks_per_step": 0}, "tasks_per_step"),
                                      ({"hypergradient": "approx"}, "hypergradient"), ({"init": "zeros"}, "init"),
                                      ({"feature_dtype": "float16"}, "feature_dtype"), ({"show_progress": "no"}, "show_progress"),
-                                     ({"architecture": "rnn"}, "architecture"), ({"feature_dim": 0}, "feature_dim")])
+                                     ({"architecture": "rnn"}, "architecture"), ({"feature_dim": 0}, "feature_dim"),
+                                     ({"early_stopping": "yes"}, "early_stopping"),
+                                     ({"early_stopping": True, "validation_fraction": 1.0}, "validation_fraction"),
+                                     ({"early_stopping": True, "validation_fraction": True}, "validation_fraction"),
+                                     ({"early_stopping": True, "eval_every": 0}, "eval_every"),
+                                     ({"early_stopping": True, "n_iter_no_change": 0}, "n_iter_no_change")])
 def test_tik_settings(data, kw, arg):
     tasks = data[2]
     base = dict(feature_dim=3, channels=3, kernel_size=3, n_outer=2, tasks_per_step=2, progress=False)

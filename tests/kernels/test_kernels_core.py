@@ -224,6 +224,54 @@ def test_meta_fit_deterministic(theory, patches):
     assert np.isfinite(dkt.history_).all()
 
 
+@pytest.mark.parametrize("task_specific", [True, False])
+def test_early_stopping_keeps_the_best_scored_weights(theory, patches, monkeypatch, task_specific):
+    """A scripted validation curve (up, then down): meta_fit must return the weights scored best and stop after
+    n_iter_no_change worse scores. The broken variant it catches returns the last iterate (the full-size collapse,
+    docs/kernels.md)."""
+    import copy as _copy
+
+    tasks = TheoryTaskSampler(theory, patches, n_tasks=24, n_support=(12, 16), n_query=8, rng=1)
+    curve = iter([0.0, 1.0, 3.0, 2.0, 1.0, 0.5, -1.0, -2.0])
+    snaps = []
+
+    def scripted(self, tasks_, val_groups):
+        assert all(len(v) for v in val_groups.values()) and sum(len(v) for v in val_groups.values()) == 6
+        snaps.append((_copy.deepcopy(self.feature_extractor_.state_dict()),
+                      None if self.task_specific else self.meta_psi_.detach().clone()))
+        return next(curve)
+
+    monkeypatch.setattr(TheoryInformedKernel, "_validation_score", scripted)
+    tik = TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=40, tasks_per_step=2, progress=False,
+                               early_stopping=True, validation_fraction=0.25, eval_every=2, n_iter_no_change=3,
+                               task_specific=task_specific).meta_fit(tasks, rng=0)
+    assert [s for s, _ in tik.validation_history_] == [0, 2, 4, 6, 8, 10]
+    assert tik.best_step_ == 4 and len(tik.history_) == 10  # stopped after 3 worse scores
+    final = tik.feature_extractor_.state_dict()
+    assert all(torch.equal(final[k], snaps[2][0][k]) for k in final)
+    assert not all(torch.equal(final[k], snaps[-1][0][k]) for k in final)
+    if not task_specific:
+        assert torch.equal(tik.meta_psi_, snaps[2][1])
+
+
+def test_validation_score_is_the_outer_objective(theory, patches):
+    """The held-out score is the meta objective J of ``meta_step`` on the same tasks (no gradient step)."""
+    tasks = TheoryTaskSampler(theory, patches, n_tasks=8, n_support=(12,), n_query=8, rng=3)
+    tik = TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=1, tasks_per_step=4,
+                               progress=False).meta_fit(tasks, rng=0)
+    idx = np.arange(4)
+    for p in tik.feature_extractor_.parameters():
+        p.requires_grad_(True)
+    J = tik.meta_step(*tik._batch_tensors(tasks, idx))[0]
+    assert tik._validation_score(tasks, {12: idx}) == pytest.approx(J, rel=1e-9, abs=1e-9)
+    tik2 = TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=3, tasks_per_step=4,
+                                progress=False, early_stopping=True, validation_fraction=0.5).meta_fit(tasks, rng=0)
+    assert np.isfinite([s for _, s in tik2.validation_history_]).all() and 0 <= tik2.best_step_ <= 3
+    with pytest.raises(InputError, match="`tasks`"):
+        TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=1, early_stopping=True, validation_fraction=0.01,
+                             progress=False).meta_fit([tasks[0]], rng=0)
+
+
 def test_evidence_scale_standardisation_jacobian():
     g = np.random.default_rng(0)
     X = g.standard_normal((25, 3))
