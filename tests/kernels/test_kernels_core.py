@@ -267,6 +267,9 @@ def test_validation_score_is_the_outer_objective(theory, patches):
     tik2 = TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=3, tasks_per_step=4,
                                 progress=False, early_stopping=True, validation_fraction=0.5).meta_fit(tasks, rng=0)
     assert np.isfinite([s for _, s in tik2.validation_history_]).all() and 0 <= tik2.best_step_ <= 3
+    tik0 = TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=0, tasks_per_step=4,
+                                progress=False, early_stopping=True, validation_fraction=0.5).meta_fit(tasks, rng=0)
+    assert tik0.best_step_ == 0 and len(tik0.validation_history_) == 1  # no step: the initial weights, scored once
     with pytest.raises(InputError, match="`tasks`"):
         TheoryInformedKernel(feature_dim=3, channels=2, kernel_size=3, n_outer=1, early_stopping=True, validation_fraction=0.01,
                              progress=False).meta_fit([tasks[0]], rng=0)
