@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -75,6 +76,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="threads for torch, BLAS/OpenMP (threadpoolctl) and workers (OMP_NUM_THREADS etc.); "
                         "default: leave the environment's setting")
     v.add_argument("--out", default="reports/validation", help="output folder")
+    v.add_argument("--resume", action="store_true",
+                   help="go on with an interrupted run: every run writes OUT/checkpoint.jsonl, one line per finished "
+                        "check; with --resume a check whose line there has the same profile, master seed, threads and "
+                        "code (a fingerprint of the package's and the validation's sources and the numerical "
+                        "stack's versions) is not run again, and its stored result is reported; checks that crashed "
+                        "run again")
     ls = sub.add_parser("list", help="list methods and their checks (read from the source: nothing is imported)",
                         formatter_class=_Formatter,
                         description="List each method's validation checks, with [claim] and [slow] tags.",
@@ -163,8 +170,8 @@ def _validate(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from validation.report import environment, not_run_console, run_validation, seed_table_text, set_threads, \
-        slowest_text, write_report
+    from validation.report import CHECKPOINT, code_fingerprint, environment, not_run_console, run_validation, \
+        seed_table_text, set_threads, slowest_text, write_report
 
     set_threads(args.threads)
     t0 = time.perf_counter()
@@ -176,13 +183,17 @@ def _validate(args) -> int:
         if errors:
             return 1
         records = run_validation(args.only, ",".join(profiles), seeds[0], args.executor, args.scheduler, args.workers,
-                                 seeds=seeds, known=known, threads=args.threads)
+                                 seeds=seeds, known=known, threads=args.threads,
+                                 checkpoint=os.path.join(args.out, CHECKPOINT), resume=args.resume)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     env = environment(seeds[0], ",".join(profiles), args.executor, seeds=seeds, threads=args.threads)
     env["only"] = list(args.only) if args.only else None
     env["wall_seconds"] = round(time.perf_counter() - t0, 2)
+    env["code_fingerprint"] = code_fingerprint()
+    if args.resume:
+        env["resumed"] = records.resumed
     summary = write_report(records, args.out, env)
     if records:
         print(slowest_text(records, env=env))
@@ -199,6 +210,8 @@ def _validate(args) -> int:
     extra = "".join([f", {s['known_failures']} known failure(s)" if s["known_failures"] else "",
                      f", {s['failed']} FAILED" if s["failed"] else "", f", {s['xpass']} XPASS" if s["xpass"] else "",
                      f", {s['not_run_slow']} not run (slow)" if s.get("not_run_slow") else ""])
+    if args.resume:
+        extra += f", {records.resumed} taken from {args.out}/{CHECKPOINT}"
     seeds_txt = f" at seed {seeds[0]}" + (f" (seeds {args.seeds} run: {len(s.get('unstable', []))} check(s) "
                                           f"change verdict)" if len(seeds) > 1 else "")
     print(f"{s['passed']}/{s['checks']} checks passed{extra}{seeds_txt} in {env['wall_seconds']:.1f} s; "

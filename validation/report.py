@@ -8,6 +8,7 @@ removed). With several master seeds (``--seeds``) the report adds a verdict tabl
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import io
 import json
@@ -23,7 +24,7 @@ from .registry import METHODS, PAPER_METHODS, UNREPORTED, Profile, apply_known_f
 
 __all__ = ["run_validation", "write_report", "environment", "set_threads", "threads_info", "inspect_figure",
            "render_figure", "summarize", "seed_table", "slowest", "verdict_text", "plan_jobs", "not_run_console",
-           "fmt_effect", "claim_verdict_text", "Records"]
+           "fmt_effect", "claim_verdict_text", "Records", "code_fingerprint", "CHECKPOINT"]
 
 #: rows of a check's table shown in index.html / report.md before truncation (results.json keeps all)
 HTML_ROWS, MD_ROWS = 30, 30
@@ -360,9 +361,83 @@ def _run_one(key: str, profile_name: str, seed: int, methods: list[str], threads
 
 
 class Records(list):
-    """The records of a run (a list), with ``not_run``: the selected checks that ran at none of its profiles."""
+    """The records of a run (a list), with ``not_run``: the selected checks that ran at none of its profiles,
+    and ``resumed``: how many records came from the checkpoint (``resume=True``)."""
 
     not_run: list = []
+    resumed: int = 0
+
+
+# --------------------------------------------------------------------------------------------------
+# checkpoint: one JSON line per finished check, so that a long run can go on after an interruption
+
+#: the checkpoint's file name inside the report folder
+CHECKPOINT = "checkpoint.jsonl"
+_FP_PACKAGES = ("iclr26sci", "validation", "data_adapters")
+_FP_VERSIONS = ("numpy", "scipy", "torch", "scikit-learn", "gpytorch", "open3d", "transformers", "diffusers")
+
+
+def code_fingerprint() -> str:
+    """SHA-256 (16 hex digits) of what a check's result depends on: every ``.py`` file of ``iclr26sci``,
+    ``validation`` and ``data_adapters`` (path and bytes), the Python version and the versions of the
+    numerical stack. ``known_failures.toml`` is left out: verdicts are re-derived from the declarations in
+    force when a checkpointed record is reused."""
+    import importlib.util
+    from importlib import metadata
+
+    h = hashlib.sha256()
+    h.update(sys.version.split()[0].encode())
+    for pkg in _FP_VERSIONS:
+        try:
+            h.update(f"{pkg}={metadata.version(pkg)};".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{pkg}=none;".encode())
+    for name in _FP_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        root = list(spec.submodule_search_locations)[0]
+        for dirpath, dirnames, files in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    path = os.path.join(dirpath, f)
+                    h.update(f"{name}/{os.path.relpath(path, root)}".encode())
+                    with open(path, "rb") as fh:
+                        h.update(hashlib.sha256(fh.read()).digest())
+    return h.hexdigest()[:16]
+
+
+def _thread_key(threads: int | None) -> str:
+    return f"{threads}/{os.environ.get('OMP_NUM_THREADS')}"
+
+
+def _load_checkpoint(path: str, fingerprint: str, threads: int | None, log=print) -> dict:
+    """``{(check key, profile, seed): record}`` of the reusable lines of ``path``: the same code fingerprint
+    and threads, and no error (a check that crashed runs again). A line cut short by an interruption is
+    skipped (counted in the log line)."""
+    out, other, broken = {}, 0, 0
+    if not os.path.exists(path):
+        return out
+    with open(path) as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                key = (row["key"], row["profile"], int(row["seed"]))
+                rec = row["record"]
+            except (ValueError, KeyError, TypeError):
+                broken += 1
+                continue
+            if row.get("fingerprint") != fingerprint or row.get("threads") != _thread_key(threads):
+                other += 1
+            elif not rec.get("error"):
+                out[key] = rec
+    if other or broken:
+        log(f"checkpoint {path}: {len(out)} reusable record(s); {other} from other code or threads ignored"
+            + (f", {broken} unreadable line(s) skipped" if broken else ""))
+    return out
 
 
 def plan_jobs(specs, profiles: list[str], named=frozenset()) -> tuple[list, list[dict]]:
@@ -388,7 +463,7 @@ def plan_jobs(specs, profiles: list[str], named=frozenset()) -> tuple[list, list
 def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor: str = "local",
                    scheduler: str | None = None, n_workers: int | None = None, log=print, *,
                    seeds: list[int] | None = None, known: dict | None = None, threads: int | None = None,
-                   progress: bool | None = None) -> list[dict]:
+                   progress: bool | None = None, checkpoint: str | None = None, resume: bool = False) -> list[dict]:
     """Run the checks of ``methods`` (all when None) and return their records in registry order.
 
     ``profile`` is one profile name or several joined by ``,`` (``"quick,claims"``: the ordinary checks at
@@ -404,6 +479,12 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
     record carries its ``seed``, and only the first seed's records keep their figure. ``known``
     holds the known-failure declarations (default: ``validation/known_failures.toml``); every
     record gets its ``status``. One progress tick per check and seed.
+
+    ``checkpoint`` (a file path, e.g. ``OUT/checkpoint.jsonl``) receives one JSON line per finished check,
+    as it finishes. With ``resume=True`` the lines already there are kept, and a check whose line has the
+    same key, profile, master seed, threads and :func:`code_fingerprint` is not run again: its stored
+    record is reused (``resumed=True``; its verdict is re-derived from ``known``). A check that crashed,
+    or whose code or environment changed, runs again. Without ``resume`` the file is started afresh.
     """
     from iclr26sci.core import progress as _bar, progress_enabled
 
@@ -424,11 +505,40 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
         log = tqdm.write
     records = Records()
     records.not_run = skipped
+    stored: dict = {}
+    ckpt = None
+    if checkpoint is not None:
+        fp = code_fingerprint()
+        if resume:
+            stored = _load_checkpoint(checkpoint, fp, threads, log)
+        os.makedirs(os.path.dirname(os.path.abspath(checkpoint)), exist_ok=True)
+        ckpt = open(checkpoint, "a" if resume else "w")
 
-    def done(rec):
+    def done(rec, job=None):
+        if ckpt is not None and job is not None:  # the raw record, before today's declarations are applied
+            s, p, sd = job
+            try:
+                line = json.dumps({"key": s.key, "profile": p, "seed": sd, "fingerprint": fp,
+                                   "threads": _thread_key(threads), "record": rec})
+            except (TypeError, ValueError) as exc:  # never lose the run for its checkpoint
+                log(f"checkpoint: {s.key} not saved ({type(exc).__name__}: {exc})")
+            else:
+                ckpt.write(line + "\n")
+                ckpt.flush()
         apply_known_failures([rec], known)
         log(_line(rec, multi_seed=len(seeds) > 1))
         records.append(rec)
+
+    def reused(job):
+        s, p, sd = job
+        rec = stored.get((s.key, p, sd))
+        if rec is None:
+            return None
+        records.resumed += 1
+        rec = dict(rec, resumed=True)  # stored raw: apply_known_failures re-derives its status in done()
+        if sd != seeds[0]:
+            rec["figure_png"], rec["figure_issues"] = None, []
+        return rec
 
     if executor == "dask":
         from distributed import Client, LocalCluster
@@ -440,17 +550,34 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
                                    dashboard_address=None)
             client = Client(cluster)
         try:
-            futs = [client.submit(partial(_run_one, profile_name=p, seed=sd, methods=mlist, threads=threads,
-                                          keep_figure=sd == seeds[0]), s.key, pure=False) for s, p, sd in jobs]
-            for fut in _bar(futs, desc="validate", total=len(futs), enabled=enabled):
-                done(fut.result())
+            old = [reused(j) for j in jobs]
+            futs = [None if o is not None else
+                    client.submit(partial(_run_one, profile_name=p, seed=sd, methods=mlist, threads=threads,
+                                          keep_figure=sd == seeds[0]), s.key, pure=False)
+                    for o, (s, p, sd) in zip(old, jobs)]
+            for job, o, fut in _bar(list(zip(jobs, old, futs)), desc="validate", total=len(jobs), enabled=enabled):
+                if o is not None:
+                    done(o)
+                else:
+                    done(fut.result(), job)
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
+            if ckpt is not None:
+                ckpt.close()
     else:
-        for s, p, sd in _bar(jobs, desc="validate", total=len(jobs), enabled=enabled):
-            done(_finish(run_check(s, profs[p], sd), keep_figure=sd == seeds[0]))
+        try:
+            for job in _bar(jobs, desc="validate", total=len(jobs), enabled=enabled):
+                s, p, sd = job
+                o = reused(job)
+                if o is not None:
+                    done(o)
+                else:
+                    done(_finish(run_check(s, profs[p], sd), keep_figure=sd == seeds[0]), job)
+        finally:
+            if ckpt is not None:
+                ckpt.close()
     return records
 
 
@@ -500,6 +627,7 @@ def _line(rec: dict, multi_seed: bool = False) -> str:
     seed = f" seed {rec['seed']}" if multi_seed and "seed" in rec else ""
     err = f"  ERROR: {rec['error']}" if rec.get("error") else ""
     over = "  [over budget]" if _over_budget(rec) else ""
+    over += "  [from checkpoint]" if rec.get("resumed") else ""
     known = f"  known failure: {rec['known_failure']['reason']}" if status == "FAIL (known)" else ""
     xpass = "  declared a known failure but PASSED: remove it from validation/known_failures.toml" \
         if status == "XPASS" else ""
@@ -865,8 +993,12 @@ def _headline(summary: dict, env: dict) -> str:
     seed = (f"seed {s['seeds'][0]} in detail; verdicts for seeds {', '.join(map(str, s['seeds']))} in the seed table"
             if s.get("seeds") else f"seed {env['seed']}")
     thr = (env.get("threads") or {}).get("requested")
+    resumed = (f" {env['resumed']} of these results were taken from the checkpoint of an earlier run of the same "
+               f"code (code fingerprint {env.get('code_fingerprint')}; --resume), with their own times."
+               if env.get("resumed") else "")
     return (", ".join(parts) + f" in {s['seconds']:.1f} s ({env['profile']} profile, {seed}, executor "
-            f"{env['executor']}{', ' + str(thr) + ' thread(s)' if thr else ''}, Python {env['python']}, {env['date']}).")
+            f"{env['executor']}{', ' + str(thr) + ' thread(s)' if thr else ''}, Python {env['python']}, {env['date']})."
+            + resumed)
 
 
 def verdict_text(summary: dict) -> str:

@@ -259,3 +259,125 @@ def test_only_accepts_single_checks(fake_method, tmp_path, capsys):
     out = tmp_path / "rep2"
     assert main(["validate", "--only", f"{FAKE}.nope", "--out", str(out)]) == 2
     assert "no check named" in capsys.readouterr().err and not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------- checkpoint / --resume
+
+def _counted(calls, name, fn=None):
+    def run(profile, rng):
+        calls.append(name)
+        return fn(profile, rng) if fn else CheckResult(statistic=float(rng.random()), threshold=2.0)
+    return run
+
+
+def test_resume_goes_on_after_an_interruption(fake_method, tmp_path, capsys):
+    """A run stopped by Ctrl-C keeps the checks that finished; --resume reuses them and runs only the rest."""
+    add, kf = fake_method
+    kf.write_text(f'["{FAKE}.declared"]\nreason = "r"\ndate = "2026-12-01"\n')
+    calls, stop = [], [True]
+
+    def interrupted(profile, rng):
+        if stop[0]:
+            raise KeyboardInterrupt
+        return CheckResult(statistic=0.0, threshold=1.0)
+
+    add("a_counted", _counted(calls, "a_counted"))
+    add("b_stops", _counted(calls, "b_stops", interrupted))
+    add("c_after", _counted(calls, "c_after"))
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path)
+    ckpt = tmp_path / "rep" / "checkpoint.jsonl"
+    assert [json.loads(x)["key"] for x in ckpt.read_text().splitlines()] == \
+        [f"{FAKE}.ok", f"{FAKE}.declared", f"{FAKE}.a_counted"]
+    assert calls == ["a_counted", "b_stops"]
+    stop[0] = False
+    code, data, _ = _run(tmp_path, "--resume")
+    assert code == 0 and calls == ["a_counted", "b_stops", "b_stops", "c_after"]     # finished checks not rerun
+    resumed = {c["name"]: bool(c.get("resumed")) for c in data["checks"]}
+    assert resumed == {"ok": True, "declared": True, "a_counted": True, "b_stops": False, "c_after": False}
+    assert {c["name"]: c["status"] for c in data["checks"]}["declared"] == "FAIL (known)"
+    assert data["environment"]["resumed"] == 3 and len(data["environment"]["code_fingerprint"]) == 16
+    out = capsys.readouterr().out
+    assert "[PASS] zzfake.a_counted" in out and "[from checkpoint]" in out and "3 taken from" in out
+    assert len(ckpt.read_text().splitlines()) == 5                                 # appended, not rewritten
+    assert "3 of these results were taken from the checkpoint" in (tmp_path / "rep" / "index.html").read_text()
+
+
+def test_resumed_record_equals_the_original(fake_method, tmp_path):
+    add, _ = fake_method
+    calls = []
+    add("a_counted", _counted(calls, "a_counted"))
+    _, first, _ = _run(tmp_path, "--seed", "2")
+    _, again, _ = _run(tmp_path, "--seed", "2", "--resume")
+    assert calls == ["a_counted"]
+    strip = lambda d: [{k: v for k, v in c.items() if k not in ("resumed", "figure")} for c in d["checks"]]
+    assert strip(first) == strip(again)
+
+
+def test_resume_reruns_other_code_other_seeds_and_crashed_checks(fake_method, tmp_path, monkeypatch, capsys):
+    from validation import report
+
+    add, _ = fake_method
+    calls, crash = [], [True]
+
+    def flaky(profile, rng):
+        if crash[0]:
+            raise MemoryError("out of memory")
+        return CheckResult(statistic=0.0, threshold=1.0)
+
+    add("a_counted", _counted(calls, "a_counted"))
+    add("b_flaky", _counted(calls, "b_flaky", flaky))
+    _run(tmp_path)
+    crash[0] = False
+    _run(tmp_path, "--resume")
+    assert calls == ["a_counted", "b_flaky", "b_flaky"]                          # the crashed check ran again
+    _run(tmp_path, "--resume", "--seed", "1")
+    assert calls[-2:] == ["a_counted", "b_flaky"]                                # another master seed: run
+    _run(tmp_path, "--resume", "--threads", "1")
+    assert calls[-2:] == ["a_counted", "b_flaky"]                                # other threads: run
+    monkeypatch.setattr(report, "code_fingerprint", lambda: "0" * 16)
+    n = len(calls)
+    capsys.readouterr()
+    _run(tmp_path, "--resume")
+    assert len(calls) == n + 2                                                   # changed code: everything runs
+    assert "from other code or threads ignored" in capsys.readouterr().out
+
+
+def test_without_resume_the_checkpoint_starts_afresh_and_a_torn_line_is_skipped(fake_method, tmp_path, capsys):
+    add, _ = fake_method
+    calls = []
+    add("a_counted", _counted(calls, "a_counted"))
+    _run(tmp_path)
+    _run(tmp_path)
+    ckpt = tmp_path / "rep" / "checkpoint.jsonl"
+    assert calls == ["a_counted"] * 2 and len(ckpt.read_text().splitlines()) == 3
+    with open(ckpt, "a") as fh:
+        fh.write('{"key": "zzfake.a_coun')                                        # cut off mid-write
+    capsys.readouterr()
+    code, data, _ = _run(tmp_path, "--resume")
+    assert calls == ["a_counted"] * 2 and all(c.get("resumed") for c in data["checks"])
+    assert "1 unreadable line(s) skipped" in capsys.readouterr().out
+
+
+def test_code_fingerprint_follows_the_sources(tmp_path, monkeypatch):
+    import importlib.util
+
+    from validation.report import code_fingerprint
+
+    fp = code_fingerprint()
+    assert fp == code_fingerprint() and len(fp) == 16
+    pkg = tmp_path / "data_adapters"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("x = 1\n")
+    real = importlib.util.find_spec
+
+    def find(name, *a, **k):
+        if name == "data_adapters":
+            return importlib.util.spec_from_file_location(name, pkg / "__init__.py",
+                                                          submodule_search_locations=[str(pkg)])
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find)
+    one = code_fingerprint()
+    (pkg / "__init__.py").write_text("x = 2\n")
+    assert code_fingerprint() != one
