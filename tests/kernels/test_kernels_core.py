@@ -125,6 +125,39 @@ def test_ift_hypergradient_matches_finite_differences(method, tol):
     assert abs(ana0 - fd) > abs(ana - fd)
 
 
+def test_indefinite_task_is_dropped_not_amplified():
+    """A task whose -H is not positive definite has no implicit-function hypergradient. The default drops it:
+    the gradient equals the one of the remaining task alone; the eigenvalue floor instead returns a finite
+    gradient dominated by that task (the planted defect behind the full-size collapse, docs/kernels.md)."""
+    ext, Xs, zs, Xq, zq = _tiny_problem()
+    psi0 = torch.zeros(2, 6, dtype=D)
+    with torch.no_grad():
+        psi = solve_inner(ext(Xs), zs, psi0, psi0, 3.0, iters=100, tol=1e-11)
+    bad = psi.clone()
+    bad[1] = 3.0 * torch.randn(6, dtype=D, generator=torch.Generator().manual_seed(0))  # not a maximum
+    with torch.no_grad():
+        _, _, H = _total_derivs(ext(Xs), zs, bad, psi0, 3.0)
+    assert float(torch.linalg.eigvalsh(-H[1]).min()) < 0 < float(torch.linalg.eigvalsh(-H[0]).min())
+    J, g_drop, fb = ift_hypergradient(ext, Xs, zs, Xq, zq, bad, psi0, 3.0)
+    assert fb == 1
+    J_zero, g_one, fb1 = ift_hypergradient(ext, Xs[:1], zs[:1], Xq[:1], zq[:1], bad[:1], psi0[:1], 3.0)
+    assert fb1 == 0
+    for a, b in zip(g_drop, g_one):
+        torch.testing.assert_close(a, b)
+    J_one, _, _ = ift_hypergradient(ext, Xs[1:], zs[1:], Xq[1:], zq[1:], bad[1:], psi0[1:], 3.0)
+    _, g_floor, fbf = ift_hypergradient(ext, Xs, zs, Xq, zq, bad, psi0, 3.0, indefinite="floor")
+    assert fbf == 1
+    norm = lambda gs: float(sum((g ** 2).sum() for g in gs)) ** 0.5  # noqa: E731
+    assert norm(g_floor) > 10 * norm(g_drop)
+    # the reported objective still averages every task
+    assert J == pytest.approx(0.5 * (J_zero + J_one), rel=1e-12)
+    # a batch of indefinite tasks only: zero gradient, and meta_fit takes no step on it
+    _, g_none, fbn = ift_hypergradient(ext, Xs[1:], zs[1:], Xq[1:], zq[1:], bad[1:], psi0[1:], 3.0)
+    assert fbn == 1 and all(float(g.abs().max()) == 0.0 for g in g_none)
+    with pytest.raises(InputError, match="indefinite"):
+        ift_hypergradient(ext, Xs, zs, Xq, zq, bad, psi0, 3.0, indefinite="clip")
+
+
 def test_envelope_identity_when_query_equals_support():
     ext, Xs, zs, _, _ = _tiny_problem(1)
     psi0 = torch.zeros(2, 6, dtype=D)
@@ -252,6 +285,26 @@ def test_early_stopping_keeps_the_best_scored_weights(theory, patches, monkeypat
     assert not all(torch.equal(final[k], snaps[-1][0][k]) for k in final)
     if not task_specific:
         assert torch.equal(tik.meta_psi_, snaps[2][1])
+
+
+def test_meta_fit_takes_no_step_without_a_defined_hypergradient(theory, patches, monkeypatch):
+    """A batch in which no task sits at a strict maximum has no hypergradient: meta_fit must leave the weights
+    (and the AdamW moments) untouched and count the tasks. The broken variant steps on the zero gradient, and
+    AdamW's weight decay and momentum move the weights."""
+    tasks = TheoryTaskSampler(theory, patches, n_tasks=8, n_support=(12,), n_query=8, rng=3)
+    kw = dict(feature_dim=3, channels=2, kernel_size=3, tasks_per_step=4, progress=False)
+    ref = TheoryInformedKernel(n_outer=0, **kw).meta_fit(tasks, rng=0)
+    orig = TheoryInformedKernel.meta_step
+
+    def none_defined(self, Xs, zs, Xq, zq):
+        J, grads, _ = orig(self, Xs, zs, Xq, zq)
+        return J, [torch.zeros_like(g) for g in grads], Xs.shape[0]
+
+    monkeypatch.setattr(TheoryInformedKernel, "meta_step", none_defined)
+    tik = TheoryInformedKernel(n_outer=5, **kw).meta_fit(tasks, rng=0)
+    assert tik.hypergradient_fallbacks_ == 20 and tik.history_ == []
+    a, b = tik.feature_extractor_.state_dict(), ref.feature_extractor_.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_validation_score_is_the_outer_objective(theory, patches):
