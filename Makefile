@@ -46,7 +46,8 @@ report: setup
 
 ## make report-full: the paper-scale run: every check, [slow] ones and claims included, at the full size
 ## (many hours on 2 cores). It resumes: checks already finished in reports/validation-full/checkpoint.jsonl with
-## the same code, seed and threads are reported from there, so an interrupted run goes on where it stopped
+## the same code (the files each check imports), seed and threads are reported from there, so an interrupted run
+## goes on where it stopped
 ## (rm -r reports/validation-full to start from nothing)
 report-full: setup
 	$(PY) -m iclr26sci.cli validate --profile full --resume --out reports/validation-full

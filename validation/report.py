@@ -24,7 +24,8 @@ from .registry import METHODS, PAPER_METHODS, UNREPORTED, Profile, apply_known_f
 
 __all__ = ["run_validation", "write_report", "environment", "set_threads", "threads_info", "inspect_figure",
            "render_figure", "summarize", "seed_table", "slowest", "verdict_text", "plan_jobs", "not_run_console",
-           "fmt_effect", "claim_verdict_text", "Records", "code_fingerprint", "CHECKPOINT"]
+           "fmt_effect", "claim_verdict_text", "Records", "code_fingerprint", "check_fingerprint",
+           "dependency_files", "CHECKPOINT"]
 
 #: rows of a check's table shown in index.html / report.md before truncation (results.json keeps all)
 HTML_ROWS, MD_ROWS = 30, 30
@@ -366,6 +367,7 @@ class Records(list):
 
     not_run: list = []
     resumed: int = 0
+    stale: int = 0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -383,15 +385,9 @@ def code_fingerprint() -> str:
     numerical stack. ``known_failures.toml`` is left out: verdicts are re-derived from the declarations in
     force when a checkpointed record is reused."""
     import importlib.util
-    from importlib import metadata
 
     h = hashlib.sha256()
-    h.update(sys.version.split()[0].encode())
-    for pkg in _FP_VERSIONS:
-        try:
-            h.update(f"{pkg}={metadata.version(pkg)};".encode())
-        except metadata.PackageNotFoundError:
-            h.update(f"{pkg}=none;".encode())
+    _environment_digest(h)
     for name in _FP_PACKAGES:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
@@ -408,14 +404,167 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+#: top-level packages whose sub-packages are one unit each (their lazy loaders import modules by string)
+_FP_UNIT_PACKAGES = ("iclr26sci", "data_adapters")
+#: modules every check's record passes through
+_FP_ALWAYS = ("validation.registry", "validation.report")
+
+
+_IMPORTS: dict = {}
+
+
+def _module_name(root: str, path: str) -> str:
+    rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+    return rel[:-len(".__init__")] if rel.endswith(".__init__") else rel
+
+
+def _imports_of(root: str, path: str) -> set[str]:
+    """Absolute names of the modules a source file imports, anywhere in it (lazy imports in functions
+    included); ``from pkg import name`` gives both ``pkg`` and ``pkg.name``."""
+    import ast
+
+    st = os.stat(path)
+    memo = (path, st.st_mtime_ns, st.st_size)
+    if memo in _IMPORTS:
+        return _IMPORTS[memo]
+    with open(path, "rb") as fh:
+        tree = ast.parse(fh.read(), filename=path)
+    mod = _module_name(root, path)
+    package = mod if path.endswith("__init__.py") else mod.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                name = f"{base}.{node.module}" if node.module else base
+            else:
+                name = node.module or ""
+            # ``from iclr26sci import x`` binds x only: the package's __init__, not every sub-package
+            out.add(f"{name}.__init__" if "." not in name else name)
+            out.update(f"{name}.{a.name}" for a in node.names if a.name != "*")
+    _IMPORTS[memo] = out
+    return out
+
+
+def _unit(root: str, name: str) -> str | None:
+    """The repository files a module name stands for: a sub-package of ``iclr26sci`` (or all of
+    ``data_adapters``) as its whole folder, a ``validation`` module as its file; ``"*"`` for a bare
+    ``import iclr26sci`` (attribute access can then reach any sub-package); None outside the repository."""
+    parts = name.split(".")
+    if parts[0] == "validation":
+        if len(parts) == 1:
+            return os.path.join("validation", "__init__.py")
+        f = os.path.join("validation", parts[1] + ".py")
+        if parts[1] == "__init__":
+            return os.path.join("validation", "__init__.py")
+        return f if os.path.exists(os.path.join(root, f)) else None
+    if parts[0] == "data_adapters":
+        return "data_adapters"
+    if parts[0] == "iclr26sci":
+        if len(parts) == 1:
+            return "*"
+        if os.path.isdir(os.path.join(root, "iclr26sci", parts[1])):
+            return os.path.join("iclr26sci", parts[1])
+        f = os.path.join("iclr26sci", parts[1] + ".py")
+        return f if os.path.exists(os.path.join(root, f)) else os.path.join("iclr26sci", "__init__.py")
+    return None
+
+
+def _unit_files(root: str, unit: str) -> list[str]:
+    full = os.path.join(root, unit)
+    if os.path.isfile(full):
+        return [unit]
+    out = []
+    for dirpath, dirnames, files in os.walk(full):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        out += [os.path.relpath(os.path.join(dirpath, f), root) for f in sorted(files) if not f.endswith(".pyc")]
+    return out
+
+
+def dependency_files(modules, root: str | None = None) -> list[str] | None:
+    """The repository files (relative paths) that the modules ``modules`` can execute: the closure of their
+    imports over :func:`_unit`'s units, plus ``iclr26sci/__init__.py``. None when a module reaches a bare
+    ``import iclr26sci`` (then everything counts). ``root``: the repository (default: this checkout)."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    seen, todo = set(), []
+    for m in modules:
+        u = _unit(root, m)
+        if u is not None and u not in seen:
+            seen.add(u)
+            todo.append(u)
+    files = set()
+    while todo:
+        unit = todo.pop()
+        if unit == "*":
+            return None
+        for f in _unit_files(root, unit):
+            files.add(f)
+            if not f.endswith(".py"):
+                continue
+            for name in _imports_of(root, os.path.join(root, f)):
+                u = _unit(root, name)
+                if u is not None and u not in seen:
+                    seen.add(u)
+                    todo.append(u)
+    init = os.path.join("iclr26sci", "__init__.py")
+    if any(f.startswith("iclr26sci" + os.sep) for f in files) and os.path.exists(os.path.join(root, init)):
+        files.add(init)
+    return sorted(files)
+
+
+def _environment_digest(h) -> None:
+    from importlib import metadata
+
+    h.update(sys.version.split()[0].encode())
+    for pkg in _FP_VERSIONS:
+        try:
+            h.update(f"{pkg}={metadata.version(pkg)};".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{pkg}=none;".encode())
+
+
+_CHECK_FP: dict = {}
+
+
+def check_fingerprint(spec, root: str | None = None) -> str:
+    """SHA-256 (16 hex digits) of what one check's result can depend on: the files of
+    :func:`dependency_files` of the module that defines it (and of the registry and the report, which form
+    its record), and the versions of Python and the numerical stack. A change elsewhere in the repository
+    leaves it unchanged, so a long ``--resume`` run keeps the results of the checks a change cannot
+    affect. A check defined outside ``validation`` (or one reaching a bare ``import iclr26sci``) gets
+    :func:`code_fingerprint`. Computed once per module and process."""
+    mod = getattr(getattr(spec, "func", None), "__module__", "") or ""
+    if not mod.startswith("validation."):
+        return code_fingerprint()
+    key = (mod, root)
+    if key not in _CHECK_FP:
+        root_ = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        files = dependency_files((mod, *_FP_ALWAYS), root_)
+        if files is None:
+            _CHECK_FP[key] = code_fingerprint()
+        else:
+            h = hashlib.sha256()
+            _environment_digest(h)
+            for f in files:
+                h.update(f.replace(os.sep, "/").encode())
+                with open(os.path.join(root_, f), "rb") as fh:
+                    h.update(hashlib.sha256(fh.read()).digest())
+            _CHECK_FP[key] = h.hexdigest()[:16]
+    return _CHECK_FP[key]
+
+
 def _thread_key(threads: int | None) -> str:
     return f"{threads}/{os.environ.get('OMP_NUM_THREADS')}"
 
 
-def _load_checkpoint(path: str, fingerprint: str, threads: int | None, log=print) -> dict:
-    """``{(check key, profile, seed): record}`` of the reusable lines of ``path``: the same code fingerprint
-    and threads, and no error (a check that crashed runs again). A line cut short by an interruption is
-    skipped (counted in the log line)."""
+def _load_checkpoint(path: str, threads: int | None, log=print) -> dict:
+    """``{(check key, profile, seed): (fingerprint, record)}`` of the usable lines of ``path``: the same
+    threads and no error (a check that crashed runs again); a later line for the same check replaces an
+    earlier one. Whether the fingerprint still matches is decided per check, when it is due. A line cut
+    short by an interruption is skipped (counted in the log line)."""
     out, other, broken = {}, 0, 0
     if not os.path.exists(path):
         return out
@@ -427,15 +576,16 @@ def _load_checkpoint(path: str, fingerprint: str, threads: int | None, log=print
                 row = json.loads(line)
                 key = (row["key"], row["profile"], int(row["seed"]))
                 rec = row["record"]
+                fp = str(row["fingerprint"])
             except (ValueError, KeyError, TypeError):
                 broken += 1
                 continue
-            if row.get("fingerprint") != fingerprint or row.get("threads") != _thread_key(threads):
+            if row.get("threads") != _thread_key(threads):
                 other += 1
             elif not rec.get("error"):
-                out[key] = rec
+                out[key] = (fp, rec)
     if other or broken:
-        log(f"checkpoint {path}: {len(out)} reusable record(s); {other} from other code or threads ignored"
+        log(f"checkpoint {path}: {len(out)} usable record(s); {other} from other threads ignored"
             + (f", {broken} unreadable line(s) skipped" if broken else ""))
     return out
 
@@ -482,9 +632,10 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
 
     ``checkpoint`` (a file path, e.g. ``OUT/checkpoint.jsonl``) receives one JSON line per finished check,
     as it finishes. With ``resume=True`` the lines already there are kept, and a check whose line has the
-    same key, profile, master seed, threads and :func:`code_fingerprint` is not run again: its stored
-    record is reused (``resumed=True``; its verdict is re-derived from ``known``). A check that crashed,
-    or whose code or environment changed, runs again. Without ``resume`` the file is started afresh.
+    same key, profile, master seed, threads and :func:`check_fingerprint` (the check's own code and the
+    numerical stack) is not run again: its stored record is reused (``resumed=True``; its verdict is
+    re-derived from ``known``). A check that crashed, or whose code or environment changed, runs again
+    (counted in ``stale``). Without ``resume`` the file is started afresh.
     """
     from iclr26sci.core import progress as _bar, progress_enabled
 
@@ -508,9 +659,8 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
     stored: dict = {}
     ckpt = None
     if checkpoint is not None:
-        fp = code_fingerprint()
         if resume:
-            stored = _load_checkpoint(checkpoint, fp, threads, log)
+            stored = _load_checkpoint(checkpoint, threads, log)
         os.makedirs(os.path.dirname(os.path.abspath(checkpoint)), exist_ok=True)
         ckpt = open(checkpoint, "a" if resume else "w")
 
@@ -518,7 +668,7 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
         if ckpt is not None and job is not None:  # the raw record, before today's declarations are applied
             s, p, sd = job
             try:
-                line = json.dumps({"key": s.key, "profile": p, "seed": sd, "fingerprint": fp,
+                line = json.dumps({"key": s.key, "profile": p, "seed": sd, "fingerprint": check_fingerprint(s),
                                    "threads": _thread_key(threads), "record": rec})
             except (TypeError, ValueError) as exc:  # never lose the run for its checkpoint
                 log(f"checkpoint: {s.key} not saved ({type(exc).__name__}: {exc})")
@@ -531,8 +681,11 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
 
     def reused(job):
         s, p, sd = job
-        rec = stored.get((s.key, p, sd))
+        fp, rec = stored.get((s.key, p, sd), (None, None))
         if rec is None:
+            return None
+        if fp != check_fingerprint(s):
+            records.stale += 1
             return None
         records.resumed += 1
         rec = dict(rec, resumed=True)  # stored raw: apply_known_failures re-derives its status in done()
@@ -578,6 +731,9 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
         finally:
             if ckpt is not None:
                 ckpt.close()
+    if records.stale:
+        log(f"checkpoint {checkpoint}: {records.stale} stored result(s) ran again (their code or environment "
+            "changed since)")
     return records
 
 
@@ -993,8 +1149,9 @@ def _headline(summary: dict, env: dict) -> str:
     seed = (f"seed {s['seeds'][0]} in detail; verdicts for seeds {', '.join(map(str, s['seeds']))} in the seed table"
             if s.get("seeds") else f"seed {env['seed']}")
     thr = (env.get("threads") or {}).get("requested")
-    resumed = (f" {env['resumed']} of these results were taken from the checkpoint of an earlier run of the same "
-               f"code (code fingerprint {env.get('code_fingerprint')}; --resume), with their own times."
+    resumed = (f" {env['resumed']} of these results were taken from the checkpoint of an earlier run in which each "
+               "check's own code (the files it imports) and the numerical stack were the same (--resume), with "
+               "their own times."
                if env.get("resumed") else "")
     return (", ".join(parts) + f" in {s['seconds']:.1f} s ({env['profile']} profile, {seed}, executor "
             f"{env['executor']}{', ' + str(thr) + ' thread(s)' if thr else ''}, Python {env['python']}, {env['date']})."

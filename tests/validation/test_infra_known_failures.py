@@ -340,7 +340,7 @@ def test_resume_reruns_other_code_other_seeds_and_crashed_checks(fake_method, tm
     capsys.readouterr()
     _run(tmp_path, "--resume")
     assert len(calls) == n + 2                                                   # changed code: everything runs
-    assert "from other code or threads ignored" in capsys.readouterr().out
+    assert "4 stored result(s) ran again (their code or environment changed since)" in capsys.readouterr().out
 
 
 def test_without_resume_the_checkpoint_starts_afresh_and_a_torn_line_is_skipped(fake_method, tmp_path, capsys):
@@ -381,3 +381,72 @@ def test_code_fingerprint_follows_the_sources(tmp_path, monkeypatch):
     one = code_fingerprint()
     (pkg / "__init__.py").write_text("x = 2\n")
     assert code_fingerprint() != one
+
+
+def _tree(root, files):
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_a_check_depends_on_its_import_closure_only(tmp_path):
+    """The per-check fingerprint covers the files a check's module can reach through its imports (relative,
+    lazy and ``from pkg import sub`` forms, whole sub-packages for their string-based lazy loaders) and no
+    other; a bare ``import iclr26sci`` counts as everything. The broken variant it catches: a fingerprint
+    that misses a dependency reached only through another package (a stale result reused)."""
+    from types import SimpleNamespace
+
+    from validation.report import check_fingerprint, dependency_files
+
+    _tree(tmp_path, {
+        "validation/__init__.py": "", "validation/registry.py": "", "validation/report.py": "",
+        "validation/va.py": "from iclr26sci.alpha import f\n",
+        "validation/vb.py": "def g():\n    from iclr26sci import beta\n",
+        "validation/vc.py": "import iclr26sci\n",
+        "iclr26sci/__init__.py": "", "iclr26sci/core/__init__.py": "x = 1\n",
+        "iclr26sci/alpha/__init__.py": "from ._impl import f\n",
+        "iclr26sci/alpha/_impl.py": "from ..core import x\ndef f():\n    return x\n",
+        "iclr26sci/alpha/data.json": "{}",
+        "iclr26sci/beta/__init__.py": "", "iclr26sci/gamma/__init__.py": "from ..core import x\n",
+    })
+    root = str(tmp_path)
+    always = ("validation.registry", "validation.report")
+    fa = dependency_files(("validation.va", *always), root)
+    assert fa == sorted(["iclr26sci/__init__.py", "iclr26sci/alpha/__init__.py", "iclr26sci/alpha/_impl.py",
+                         "iclr26sci/alpha/data.json", "iclr26sci/core/__init__.py", "validation/registry.py",
+                         "validation/report.py", "validation/va.py"])
+    assert "iclr26sci/beta/__init__.py" in dependency_files(("validation.vb",), root)
+    assert dependency_files(("validation.vc",), root) is None
+
+    def fp(mod):
+        report._CHECK_FP.clear()
+        return check_fingerprint(SimpleNamespace(func=SimpleNamespace(__module__=mod)), root)
+
+    from validation import report
+
+    a, b = fp("validation.va"), fp("validation.vb")
+    (tmp_path / "iclr26sci/gamma/__init__.py").write_text("y = 2\n")            # unrelated package
+    assert (fp("validation.va"), fp("validation.vb")) == (a, b)
+    (tmp_path / "iclr26sci/core/__init__.py").write_text("x = 2\n")             # reached via alpha's _impl
+    assert fp("validation.va") != a and fp("validation.vb") == b
+    (tmp_path / "iclr26sci/alpha/data.json").write_text('{"k": 1}')
+    assert fp("validation.va") != a
+    assert fp("tests.some_module") == report.code_fingerprint()
+
+
+def test_resume_keeps_results_whose_code_did_not_change(fake_method, tmp_path, monkeypatch):
+    """Per-check fingerprints: after a change that reaches one check only, --resume reruns that check alone."""
+    from validation import report
+
+    add, _ = fake_method
+    calls = []
+    add("a_counted", _counted(calls, "a_counted"))
+    add("b_counted", _counted(calls, "b_counted"))
+    monkeypatch.setattr(report, "check_fingerprint", lambda s: "same")
+    _run(tmp_path)
+    monkeypatch.setattr(report, "check_fingerprint", lambda s: "new" if s.name == "b_counted" else "same")
+    code, data, _ = _run(tmp_path, "--resume")
+    assert calls == ["a_counted", "b_counted", "b_counted"]
+    assert {c["name"]: bool(c.get("resumed")) for c in data["checks"]} == \
+        {"ok": True, "declared": True, "a_counted": True, "b_counted": False}
