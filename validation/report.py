@@ -404,8 +404,6 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-#: top-level packages whose sub-packages are one unit each (their lazy loaders import modules by string)
-_FP_UNIT_PACKAGES = ("iclr26sci", "data_adapters")
 #: modules every check's record passes through
 _FP_ALWAYS = ("validation.registry", "validation.report")
 
@@ -526,34 +524,35 @@ def _environment_digest(h) -> None:
             h.update(f"{pkg}=none;".encode())
 
 
-_CHECK_FP: dict = {}
-
-
-def check_fingerprint(spec, root: str | None = None) -> str:
+def check_fingerprint(spec, root: str | None = None, cache: dict | None = None) -> str:
     """SHA-256 (16 hex digits) of what one check's result can depend on: the files of
     :func:`dependency_files` of the module that defines it (and of the registry and the report, which form
     its record), and the versions of Python and the numerical stack. A change elsewhere in the repository
     leaves it unchanged, so a long ``--resume`` run keeps the results of the checks a change cannot
     affect. A check defined outside ``validation`` (or one reaching a bare ``import iclr26sci``) gets
-    :func:`code_fingerprint`. Computed once per module and process."""
+    :func:`code_fingerprint`. ``cache``: a dict shared by the calls of one run (one hash per module);
+    :func:`run_validation` takes every fingerprint before the first check runs, so a file edited during a
+    long run cannot be credited to results computed with its earlier version."""
     mod = getattr(getattr(spec, "func", None), "__module__", "") or ""
     if not mod.startswith("validation."):
         return code_fingerprint()
-    key = (mod, root)
-    if key not in _CHECK_FP:
-        root_ = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        files = dependency_files((mod, *_FP_ALWAYS), root_)
-        if files is None:
-            _CHECK_FP[key] = code_fingerprint()
-        else:
-            h = hashlib.sha256()
-            _environment_digest(h)
-            for f in files:
-                h.update(f.replace(os.sep, "/").encode())
-                with open(os.path.join(root_, f), "rb") as fh:
-                    h.update(hashlib.sha256(fh.read()).digest())
-            _CHECK_FP[key] = h.hexdigest()[:16]
-    return _CHECK_FP[key]
+    if cache is not None and (mod, root) in cache:
+        return cache[(mod, root)]
+    root_ = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = dependency_files((mod, *_FP_ALWAYS), root_)
+    if files is None:
+        fp = code_fingerprint()
+    else:
+        h = hashlib.sha256()
+        _environment_digest(h)
+        for f in files:
+            h.update(f.replace(os.sep, "/").encode())
+            with open(os.path.join(root_, f), "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+        fp = h.hexdigest()[:16]
+    if cache is not None:
+        cache[(mod, root)] = fp
+    return fp
 
 
 def _thread_key(threads: int | None) -> str:
@@ -658,7 +657,10 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
     records.not_run = skipped
     stored: dict = {}
     ckpt = None
+    fps: dict = {}
     if checkpoint is not None:
+        memo: dict = {}
+        fps = {s.key: check_fingerprint(s, cache=memo) for s, _ in plan}  # the code as it is at the start
         if resume:
             stored = _load_checkpoint(checkpoint, threads, log)
         os.makedirs(os.path.dirname(os.path.abspath(checkpoint)), exist_ok=True)
@@ -668,7 +670,7 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
         if ckpt is not None and job is not None:  # the raw record, before today's declarations are applied
             s, p, sd = job
             try:
-                line = json.dumps({"key": s.key, "profile": p, "seed": sd, "fingerprint": check_fingerprint(s),
+                line = json.dumps({"key": s.key, "profile": p, "seed": sd, "fingerprint": fps[s.key],
                                    "threads": _thread_key(threads), "record": rec})
             except (TypeError, ValueError) as exc:  # never lose the run for its checkpoint
                 log(f"checkpoint: {s.key} not saved ({type(exc).__name__}: {exc})")
@@ -684,7 +686,7 @@ def run_validation(methods=None, profile: str = "quick", seed: int = 0, executor
         fp, rec = stored.get((s.key, p, sd), (None, None))
         if rec is None:
             return None
-        if fp != check_fingerprint(s):
+        if fp != fps[s.key]:
             records.stale += 1
             return None
         records.resumed += 1

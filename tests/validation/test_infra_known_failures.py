@@ -420,7 +420,6 @@ def test_a_check_depends_on_its_import_closure_only(tmp_path):
     assert dependency_files(("validation.vc",), root) is None
 
     def fp(mod):
-        report._CHECK_FP.clear()
         return check_fingerprint(SimpleNamespace(func=SimpleNamespace(__module__=mod)), root)
 
     from validation import report
@@ -443,10 +442,30 @@ def test_resume_keeps_results_whose_code_did_not_change(fake_method, tmp_path, m
     calls = []
     add("a_counted", _counted(calls, "a_counted"))
     add("b_counted", _counted(calls, "b_counted"))
-    monkeypatch.setattr(report, "check_fingerprint", lambda s: "same")
+    monkeypatch.setattr(report, "check_fingerprint", lambda s, **kw: "same")
     _run(tmp_path)
-    monkeypatch.setattr(report, "check_fingerprint", lambda s: "new" if s.name == "b_counted" else "same")
+    monkeypatch.setattr(report, "check_fingerprint", lambda s, **kw: "new" if s.name == "b_counted" else "same")
     code, data, _ = _run(tmp_path, "--resume")
     assert calls == ["a_counted", "b_counted", "b_counted"]
     assert {c["name"]: bool(c.get("resumed")) for c in data["checks"]} == \
         {"ok": True, "declared": True, "a_counted": True, "b_counted": False}
+
+
+def test_fingerprints_are_taken_before_the_first_check_runs(fake_method, tmp_path, monkeypatch):
+    """A source edited while a long run is under way must not be credited to results computed before the edit:
+    the line written for a check carries the fingerprint of the code at the start of the run."""
+    from validation import report
+
+    add, _ = fake_method
+    state = {"code": "old"}
+
+    def edits_the_code(profile, rng):
+        state["code"] = "new"                       # as if a file were saved during the run
+        return CheckResult(statistic=0.0, threshold=1.0)
+
+    add("a_edits", edits_the_code)
+    add("b_after", lambda profile, rng: CheckResult(statistic=0.0, threshold=1.0))
+    monkeypatch.setattr(report, "check_fingerprint", lambda s, **kw: state["code"])
+    _run(tmp_path)
+    lines = [json.loads(x) for x in (tmp_path / "rep" / "checkpoint.jsonl").read_text().splitlines()]
+    assert {x["fingerprint"] for x in lines} == {"old"}
